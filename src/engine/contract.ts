@@ -1,0 +1,94 @@
+import type { FormatFamily, FormatId } from '../formats/index.js';
+import type { ConversionOptions } from './options.js';
+
+/** The family of a conversion edge: the source format's family, or one of the special families. */
+export type ConversionFamily = FormatFamily | 'ocr' | 'voice';
+
+/** One step an engine can do: `from` to `to`. */
+export interface ConversionEdge {
+  from: FormatId;
+  to: FormatId;
+  family: ConversionFamily;
+  /** True when the step throws information away (re-encoding, rasterising, flattening). */
+  lossy: boolean;
+  /** Relative cost used to choose between paths: 1 in-process, ~5 fast spawn, ~20 office/ebook. */
+  cost: number;
+  /** The step writes one file per page (pdf to png) instead of one file. */
+  multiOutput?: boolean;
+}
+
+export interface EngineProbe {
+  ok: boolean;
+  version?: string;
+  /** Path of the binary, or the library name for in-process engines. */
+  path?: string;
+  /** Why the engine is not usable. */
+  detail?: string;
+}
+
+export interface StepContext {
+  signal: AbortSignal;
+  /** Wall-clock limit for this step; processes are killed (whole group) past it. */
+  timeoutMs: number;
+  /** A scratch folder of this step's own, removed with the conversion's temp folder. */
+  workDir: string;
+  /** Progress within the step, 0 to 1. */
+  progress(fraction: number): void;
+  /** A line for the request's timeline. */
+  log(message: string): void;
+}
+
+export interface StepRequest {
+  edge: ConversionEdge;
+  /** The input file (inside the conversion's temp folder). */
+  input: string;
+  /** The folder to write outputs into (empty, owned by this step). */
+  outDir: string;
+  /** Validated options for the whole conversion; a step reads those that concern it. */
+  options: ConversionOptions;
+}
+
+export interface StepResult {
+  /** Output files in order (pages in page order). */
+  files: string[];
+}
+
+export interface Converter {
+  /** Engine name, also used in the catalog and the timeline (`libreoffice`). */
+  name: string;
+  /** One line for `doctor` and docs. */
+  description: string;
+  /** Debian packages that provide the engine; `doctor` prints the apt-get line for missing ones. */
+  packages: string[];
+  /** The steps this engine offers. */
+  edges: ConversionEdge[];
+  /** Find the engine and its version. Cheap and side-effect free; cached by the registry. */
+  probe(): Promise<EngineProbe>;
+  /** Run one step. Throws FileconvError (detail codes) or any error (becomes CONVERT_FAILED). */
+  run(request: StepRequest, ctx: StepContext): Promise<StepResult>;
+  /** How many runs of this engine may go at once (default 2). */
+  concurrency?: number;
+  /** Default wall-clock limit of one step in ms (default 120 s). */
+  timeoutMs?: number;
+}
+
+/** Identity helper that gives converter files their type. */
+export function defineConverter(converter: Converter): Converter {
+  return converter;
+}
+
+/** Shorthand to declare many edges: every `from` to every `to` (skipping same-format pairs). */
+export function edgesBetween(
+  froms: readonly FormatId[],
+  tos: readonly FormatId[],
+  props: Omit<ConversionEdge, 'from' | 'to'> | ((from: FormatId, to: FormatId) => Omit<ConversionEdge, 'from' | 'to'>),
+): ConversionEdge[] {
+  const edges: ConversionEdge[] = [];
+  for (const from of froms) {
+    for (const to of tos) {
+      if (from === to) continue;
+      edges.push({ from, to, ...(typeof props === 'function' ? props(from, to) : props) });
+    }
+  }
+  return edges;
+}

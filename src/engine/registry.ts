@@ -1,0 +1,75 @@
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import type { Converter, EngineProbe } from './contract.js';
+
+/** The package root: the nearest folder above this module holding fileconv's package.json. */
+export function packageRoot(): string {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  for (;;) {
+    const pkg = join(dir, 'package.json');
+    if (existsSync(pkg) && JSON.parse(readFileSync(pkg, 'utf8')).name === 'fileconv') return dir;
+    const up = dirname(dir);
+    if (up === dir) throw new Error('fileconv package root not found');
+    dir = up;
+  }
+}
+
+/** Where converter modules live: converters/*.ts in a source checkout, dist/converters/*.js when built. */
+function converterFiles(): string[] {
+  const root = packageRoot();
+  const fromSource = import.meta.url.endsWith('.ts');
+  const dir = fromSource ? join(root, 'converters') : join(root, 'dist', 'converters');
+  const ext = fromSource ? '.ts' : '.js';
+  return readdirSync(dir)
+    .filter((f) => f.endsWith(ext) && !f.includes('.test.') && !f.startsWith('_'))
+    .sort()
+    .map((f) => join(dir, f));
+}
+
+let loaded: Promise<Converter[]> | undefined;
+
+/**
+ * Every converter in converters/, discovered from the folder (no hand-kept list): each module's
+ * default export. Sorted by file name, so the order is the same on every machine.
+ */
+export function loadConverters(): Promise<Converter[]> {
+  loaded ??= Promise.all(
+    converterFiles().map(async (file) => {
+      const mod = (await import(pathToFileURL(file).href)) as { default?: Converter };
+      if (!mod.default?.name || !Array.isArray(mod.default.edges)) {
+        throw new Error(`${file} does not default-export a converter`);
+      }
+      return mod.default;
+    }),
+  );
+  return loaded;
+}
+
+export interface EngineStatus {
+  converter: Converter;
+  probe: EngineProbe;
+}
+
+let probed: Promise<EngineStatus[]> | undefined;
+
+/** Every converter with its probe result; probed once per process. */
+export function probeEngines(): Promise<EngineStatus[]> {
+  probed ??= loadConverters().then((converters) =>
+    Promise.all(
+      converters.map(async (converter) => {
+        try {
+          return { converter, probe: await converter.probe() };
+        } catch (e) {
+          return { converter, probe: { ok: false, detail: (e as Error).message } };
+        }
+      }),
+    ),
+  );
+  return probed;
+}
+
+/** Forget cached probes (tests that change PATH). */
+export function resetEngineCache(): void {
+  probed = undefined;
+}

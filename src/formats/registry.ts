@@ -1,0 +1,104 @@
+import type { FormatDef, FormatFamily } from './types.js';
+
+type Row = [id: string, name: string, family: FormatFamily, mime: string, ext?: string[], aliases?: string[]];
+
+// One row a format: id, name, family, media type, extensions (default [id]), aliases.
+const ROWS: Row[] = [
+  // documents
+  ['pdf', 'PDF document', 'document', 'application/pdf'],
+  ['pdfa', 'PDF/A archival document', 'document', 'application/pdf', ['pdf'], ['pdf-a']],
+  ['doc', 'Word 97-2003 document', 'document', 'application/msword', ['doc', 'dot']],
+  [
+    'docx',
+    'Word document',
+    'document',
+    'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
+    ['docx', 'dotx'],
+  ],
+  ['odt', 'OpenDocument text', 'document', 'application/vnd.oasis.opendocument.text', ['odt', 'ott']],
+  ['rtf', 'Rich Text Format', 'document', 'application/rtf'],
+  ['html', 'HTML page', 'document', 'text/html', ['html', 'htm', 'xhtml'], ['htm', 'xhtml']],
+  ['ps', 'PostScript', 'document', 'application/postscript', ['ps'], ['postscript']],
+  ['eps', 'Encapsulated PostScript', 'image', 'application/postscript', ['eps', 'epsf']],
+  // text
+  ['txt', 'Plain text', 'text', 'text/plain', ['txt', 'text', 'log'], ['text', 'plain']],
+  ['md', 'Markdown', 'text', 'text/markdown', ['md', 'markdown', 'mdown'], ['markdown']],
+  ['rst', 'reStructuredText', 'text', 'text/x-rst', ['rst'], ['restructuredtext']],
+  ['tex', 'LaTeX', 'text', 'application/x-tex', ['tex', 'latex'], ['latex']],
+  // spreadsheets
+  ['xls', 'Excel 97-2003 workbook', 'spreadsheet', 'application/vnd.ms-excel'],
+  ['xlsx', 'Excel workbook', 'spreadsheet', 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet'],
+  ['ods', 'OpenDocument spreadsheet', 'spreadsheet', 'application/vnd.oasis.opendocument.spreadsheet'],
+  ['csv', 'Comma-separated values', 'spreadsheet', 'text/csv'],
+  ['tsv', 'Tab-separated values', 'spreadsheet', 'text/tab-separated-values', ['tsv', 'tab']],
+  // presentations
+  ['ppt', 'PowerPoint 97-2003 presentation', 'presentation', 'application/vnd.ms-powerpoint'],
+  [
+    'pptx',
+    'PowerPoint presentation',
+    'presentation',
+    'application/vnd.openxmlformats-officedocument.presentationml.presentation',
+  ],
+  ['odp', 'OpenDocument presentation', 'presentation', 'application/vnd.oasis.opendocument.presentation'],
+  // images
+  ['png', 'PNG image', 'image', 'image/png'],
+  ['jpg', 'JPEG image', 'image', 'image/jpeg', ['jpg', 'jpeg', 'jpe', 'jfif'], ['jpeg', 'jpe', 'jfif']],
+  ['gif', 'GIF image', 'image', 'image/gif'],
+  ['webp', 'WebP image', 'image', 'image/webp'],
+  ['avif', 'AVIF image', 'image', 'image/avif'],
+  ['tiff', 'TIFF image', 'image', 'image/tiff', ['tiff', 'tif'], ['tif']],
+  ['bmp', 'Bitmap image', 'image', 'image/bmp', ['bmp', 'dib']],
+  ['heic', 'HEIC image', 'image', 'image/heic', ['heic', 'heif'], ['heif']],
+  ['svg', 'SVG vector image', 'image', 'image/svg+xml'],
+  ['ico', 'Windows icon', 'image', 'image/x-icon'],
+  ['psd', 'Photoshop image', 'image', 'image/vnd.adobe.photoshop'],
+  // audio
+  ['mp3', 'MP3 audio', 'audio', 'audio/mpeg'],
+  ['wav', 'WAV audio', 'audio', 'audio/wav', ['wav', 'wave'], ['wave']],
+  ['ogg', 'Ogg Vorbis audio', 'audio', 'audio/ogg', ['ogg', 'oga'], ['oga', 'vorbis']],
+  ['flac', 'FLAC audio', 'audio', 'audio/flac'],
+  ['m4a', 'MPEG-4 audio', 'audio', 'audio/mp4'],
+  ['aac', 'AAC audio (ADTS)', 'audio', 'audio/aac'],
+  ['opus', 'Opus audio', 'audio', 'audio/opus'],
+  // video
+  ['mp4', 'MPEG-4 video', 'video', 'video/mp4', ['mp4', 'm4v']],
+  ['webm', 'WebM video', 'video', 'video/webm'],
+  ['mkv', 'Matroska video', 'video', 'video/x-matroska'],
+  ['mov', 'QuickTime video', 'video', 'video/quicktime', ['mov', 'qt'], ['quicktime']],
+  ['avi', 'AVI video', 'video', 'video/x-msvideo'],
+  // data
+  ['json', 'JSON', 'data', 'application/json'],
+  ['jsonl', 'JSON Lines', 'data', 'application/jsonl', ['jsonl', 'ndjson'], ['ndjson']],
+  ['yaml', 'YAML', 'data', 'application/yaml', ['yaml', 'yml'], ['yml']],
+  ['toml', 'TOML', 'data', 'application/toml'],
+  ['xml', 'XML', 'data', 'application/xml'],
+  // ebooks
+  ['epub', 'EPUB ebook', 'ebook', 'application/epub+zip'],
+  ['mobi', 'Mobipocket ebook', 'ebook', 'application/x-mobipocket-ebook', ['mobi', 'prc']],
+  ['azw3', 'Kindle KF8 ebook', 'ebook', 'application/vnd.amazon.ebook', ['azw3', 'azw']],
+  ['fb2', 'FictionBook', 'ebook', 'application/x-fictionbook+xml'],
+  // archives
+  ['zip', 'ZIP archive', 'archive', 'application/zip'],
+  ['gz', 'gzip file', 'archive', 'application/gzip', ['gz', 'gzip'], ['gzip']],
+  ['tar', 'tar archive', 'archive', 'application/x-tar'],
+  ['7z', '7-Zip archive', 'archive', 'application/x-7z-compressed'],
+  // code (reported as their own ids where cheap to tell; they are text underneath)
+  ['js', 'JavaScript', 'code', 'text/javascript', ['js', 'mjs', 'cjs'], ['javascript']],
+  ['ts', 'TypeScript', 'code', 'text/x-typescript', ['ts', 'mts', 'cts'], ['typescript']],
+  ['py', 'Python', 'code', 'text/x-python', ['py'], ['python']],
+  ['sh', 'Shell script', 'code', 'text/x-shellscript', ['sh', 'bash'], ['shell', 'bash']],
+  ['css', 'CSS', 'code', 'text/css'],
+  ['sql', 'SQL', 'code', 'application/sql'],
+  // unknown bytes
+  ['bin', 'Unknown binary data', 'data', 'application/octet-stream', ['bin'], ['octet-stream']],
+];
+
+export const FORMATS: readonly FormatDef[] = ROWS.map(([id, name, family, mime, ext, aliases]) => ({
+  id,
+  name,
+  family,
+  mime,
+  extensions: ext ?? [id],
+  aliases: aliases ?? [],
+  ...(id === 'pdfa' ? { detectsAs: 'pdf' } : {}),
+}));

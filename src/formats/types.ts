@@ -1,0 +1,35 @@
+export const FAMILIES = [
+  'document',
+  'spreadsheet',
+  'presentation',
+  'image',
+  'audio',
+  'video',
+  'data',
+  'ebook',
+  'archive',
+  'text',
+  'code',
+] as const;
+
+/** What kind of thing a file is. */
+export type FormatFamily = (typeof FAMILIES)[number];
+
+/** Canonical format id: the lowercase usual extension (`jpg`, `yaml`, `md`). */
+export type FormatId = string;
+
+export interface FormatDef {
+  id: FormatId;
+  name: string;
+  family: FormatFamily;
+  mime: string;
+  /** File name extensions, without the dot; the first is the one outputs get. */
+  extensions: string[];
+  /** Other names users type for it (`jpeg`, `yml`). */
+  aliases: string[];
+  /**
+   * Set when a conversion target is a profile of another format that detection reports
+   * (PDF/A is detected as pdf): the self-test checks outputs against this id.
+   */
+  detectsAs?: FormatId;
+}

@@ -1,0 +1,176 @@
+import { accessSync, constants } from 'node:fs';
+import { delimiter, join } from 'node:path';
+import { execa } from 'execa';
+import { FileconvError } from '../errors/index.js';
+import type { EngineProbe, StepContext } from '../engine/contract.js';
+
+/** First of `names` found as an executable on PATH (absolute names are checked as they are). */
+export function findBinary(names: readonly string[]): string | undefined {
+  const dirs = (process.env.PATH ?? '').split(delimiter).filter(Boolean);
+  for (const name of names) {
+    const candidates = name.includes('/') ? [name] : dirs.map((d) => join(d, name));
+    for (const c of candidates) {
+      try {
+        accessSync(c, constants.X_OK);
+        return c;
+      } catch {
+        // not here
+      }
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Probes a binary: found on PATH, and its version from `versionArgs` output through `pattern`
+ * (first capture group).
+ */
+export async function probeBinary(
+  names: readonly string[],
+  versionArgs: readonly string[],
+  pattern: RegExp,
+): Promise<EngineProbe> {
+  const path = findBinary(names);
+  if (!path) return { ok: false, detail: `none of ${names.join(', ')} found on PATH` };
+  try {
+    const r = await execa(path, versionArgs, { reject: false, timeout: 15_000, stdin: 'ignore', all: true });
+    const m = pattern.exec(r.all ?? '');
+    return { ok: true, path, version: m?.[1] ?? 'unknown' };
+  } catch (e) {
+    return { ok: false, path, detail: `could not run ${path}: ${(e as Error).message}` };
+  }
+}
+
+export interface RunProcessOptions {
+  /** Working folder; defaults to ctx.workDir. */
+  cwd?: string;
+  /** Extra environment; the engine gets a minimal one (PATH, HOME and TMPDIR in its workDir, UTF-8 locale). */
+  env?: Record<string, string>;
+  /** Called with each line the process writes to stderr or stdout (for progress parsing). */
+  onLine?: (line: string, stream: 'stdout' | 'stderr') => void;
+  /** Text to write to stdin. */
+  input?: string;
+  /** Keep stdout as a Buffer (for binary output). */
+  binaryStdout?: boolean;
+}
+
+export interface ProcessResult {
+  stdout: string;
+  stderr: string;
+  stdoutBuffer?: Buffer;
+}
+
+const MAX_BUFFER = 64 * 1024 * 1024;
+
+function killGroup(pid: number | undefined): void {
+  if (!pid) return;
+  try {
+    process.kill(-pid, 'SIGKILL');
+  } catch {
+    // group already gone
+  }
+}
+
+/**
+ * Runs an engine process in its own process group with a minimal environment. On timeout or abort
+ * the whole group is killed (so helpers like soffice.bin go too), and the group is swept after a
+ * normal exit as well. A non-zero exit throws an EngineProcessError carrying stderr, for the
+ * converter to classify.
+ */
+export async function runProcess(
+  file: string,
+  args: readonly string[],
+  ctx: StepContext,
+  options: RunProcessOptions = {},
+): Promise<ProcessResult> {
+  if (ctx.signal.aborted) throw new FileconvError('CONVERT_FAILED', 'The conversion was cancelled.');
+  const env: Record<string, string> = {
+    PATH: process.env.PATH ?? '/usr/bin:/bin',
+    HOME: ctx.workDir,
+    TMPDIR: ctx.workDir,
+    LANG: 'C.UTF-8',
+    LC_ALL: 'C.UTF-8',
+    OMP_THREAD_LIMIT: '1',
+    ...options.env,
+  };
+  const child = execa(file, args, {
+    cwd: options.cwd ?? ctx.workDir,
+    env,
+    extendEnv: false,
+    detached: true,
+    reject: false,
+    stdin: options.input === undefined ? 'ignore' : 'pipe',
+    input: options.input,
+    encoding: options.binaryStdout ? 'buffer' : 'utf8',
+    maxBuffer: MAX_BUFFER,
+    stripFinalNewline: false,
+  });
+  let timedOut = false;
+  let aborted = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    killGroup(child.pid);
+  }, ctx.timeoutMs);
+  const onAbort = () => {
+    aborted = true;
+    killGroup(child.pid);
+  };
+  ctx.signal.addEventListener('abort', onAbort, { once: true });
+  if (options.onLine) {
+    const onLine = options.onLine;
+    for (const stream of ['stdout', 'stderr'] as const) {
+      if (stream === 'stdout' && options.binaryStdout) continue;
+      let rest = '';
+      child[stream]?.on('data', (chunk: Buffer) => {
+        const lines = (rest + chunk.toString('utf8')).split(/\r\n|\r|\n/);
+        rest = lines.pop() ?? '';
+        for (const line of lines) onLine(line, stream);
+      });
+    }
+  }
+  try {
+    const r = await child;
+    if (timedOut) {
+      throw new FileconvError('CONVERT_FAILED', `${basename(file)} took longer than ${Math.round(ctx.timeoutMs / 1000)} s and was stopped.`);
+    }
+    if (aborted) throw new FileconvError('CONVERT_FAILED', 'The conversion was cancelled.');
+    const stderr = typeof r.stderr === 'string' ? r.stderr : Buffer.from(r.stderr ?? []).toString('utf8');
+    const stdoutBuffer = options.binaryStdout ? Buffer.from(r.stdout as unknown as Uint8Array) : undefined;
+    const stdout = options.binaryStdout ? '' : String(r.stdout ?? '');
+    if (r.exitCode !== 0 || r.signal) {
+      throw new EngineProcessError(basename(file), r.exitCode, r.signal ?? undefined, stderr, stdout);
+    }
+    return { stdout, stderr, stdoutBuffer };
+  } finally {
+    clearTimeout(timer);
+    ctx.signal.removeEventListener('abort', onAbort);
+    killGroup(child.pid);
+  }
+}
+
+function basename(file: string): string {
+  return file.split('/').pop() ?? file;
+}
+
+/** A process that exited badly; converters look at `output` to pick a detail code. */
+export class EngineProcessError extends Error {
+  constructor(
+    readonly engine: string,
+    readonly exitCode: number | undefined,
+    readonly signalName: string | undefined,
+    readonly stderr: string,
+    readonly stdout: string,
+  ) {
+    super(`${engine} exited with ${signalName ?? `code ${exitCode}`}: ${lastLines(stderr || stdout, 3)}`);
+    this.name = 'EngineProcessError';
+  }
+
+  /** stderr and stdout together, for pattern matching. */
+  get output(): string {
+    return `${this.stderr}\n${this.stdout}`;
+  }
+}
+
+function lastLines(text: string, n: number): string {
+  return text.trim().split('\n').slice(-n).join(' | ').slice(0, 500);
+}

@@ -1,0 +1,67 @@
+import type { ConversionEdge } from '../engine/contract.js';
+import type { FormatId } from '../formats/index.js';
+
+/** One step of a planned conversion: an edge and the engine that runs it, with fallbacks. */
+export interface PlannedStep {
+  from: FormatId;
+  to: FormatId;
+  /** Engines able to do this step, best first; later ones are fallbacks. */
+  engines: string[];
+  edge: ConversionEdge;
+}
+
+/** A path through the conversion graph. */
+export interface Plan {
+  key: string; // `${from}-${to}`
+  from: FormatId;
+  to: FormatId;
+  family: ConversionEdge['family'];
+  lossy: boolean;
+  cost: number;
+  steps: PlannedStep[];
+}
+
+export type ProgressStage = 'queued' | 'converting' | 'storing' | 'done';
+
+/** decisions.md's progress object. */
+export interface Progress {
+  percent: number;
+  stage: ProgressStage;
+  step: number;
+  steps: number;
+}
+
+/** A timeline event from the runner (step started, engine tried, fallback, step done). */
+export interface RunEvent {
+  kind: string;
+  message: string;
+}
+
+export interface ConversionJob {
+  /** Path of the input file; it is read, never moved or deleted. */
+  input: string;
+  from: FormatId;
+  to: FormatId;
+  /** Raw options (validated by the runner against the plan's families). */
+  options?: unknown;
+  /** Folder the outputs are written into (created if missing). */
+  outDir: string;
+  /** Base name for outputs (without extension); default `output`. */
+  baseName?: string;
+  signal?: AbortSignal;
+  onProgress?: (progress: Progress) => void;
+  onEvent?: (event: RunEvent) => void;
+}
+
+export interface ConversionOutputFile {
+  /** Artifact name: the target id (`pdf`) for one file, `png-1`, `png-2`... for pages. */
+  name: string;
+  path: string;
+  format: FormatId;
+}
+
+export interface ConversionResult {
+  plan: Plan;
+  /** Output files in order; several for per-page outputs (the caller may zip them). */
+  files: ConversionOutputFile[];
+}
