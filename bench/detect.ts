@@ -1,0 +1,119 @@
+/**
+ * Detection throughput and memory: fileconv's detect() over a mixed set of files (the detection
+ * fixtures copied to a few hundred files) versus libmagic's `file --mime-type -b` run as one
+ * batch over the same files, in the same run. Each side gets a warm-up round, then the median
+ * of several rounds counts. Higher ratio is better.
+ *
+ *   tsx bench/detect.ts [copies]
+ */
+import { execFileSync, spawnSync } from 'node:child_process';
+import { copyFileSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, join } from 'node:path';
+import { detectFile } from '../src/detect/index.js';
+
+const FIXTURES = join(import.meta.dirname, '..', 'test', 'fixtures', 'detect');
+const COPIES = Number(process.argv[2] ?? 4);
+const ROUNDS = 9;
+const PARALLEL = 8;
+
+function fixtureFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
+    const path = join(dir, e.name);
+    if (e.isDirectory()) return fixtureFiles(path);
+    return e.name === 'expected.json' || e.name === 'README.md' ? [] : [path];
+  });
+}
+
+function makeCorpus(dir: string): string[] {
+  const files: string[] = [];
+  const sources = fixtureFiles(FIXTURES);
+  for (let copy = 0; copy < COPIES; copy++) {
+    for (const [i, src] of sources.entries()) {
+      const path = join(dir, `${copy}-${i}-${basename(src)}`);
+      copyFileSync(src, path);
+      files.push(path);
+    }
+  }
+  return files;
+}
+
+let peakRss = 0;
+const sampleRss = () => {
+  peakRss = Math.max(peakRss, process.memoryUsage().rss);
+};
+
+async function detectAll(files: string[]): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    while (next < files.length) {
+      await detectFile(files[next++]!);
+      sampleRss();
+    }
+  };
+  await Promise.all(Array.from({ length: PARALLEL }, worker));
+}
+
+function libmagicAll(files: string[]): void {
+  const out = execFileSync('file', ['--mime-type', '-b', ...files], {
+    maxBuffer: 64 * 1024 * 1024,
+    encoding: 'utf8',
+  });
+  if (out.trim().split('\n').length !== files.length) throw new Error('file(1) skipped files');
+}
+
+/** libmagic's peak resident set in KB, from GNU time, when it is installed. */
+function libmagicPeakKb(files: string[]): number | undefined {
+  const res = spawnSync('/usr/bin/time', ['-f', '%M', 'file', '--mime-type', '-b', ...files], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+    encoding: 'utf8',
+  });
+  const kb = Number(res.stderr?.trim().split('\n').pop());
+  return res.status === 0 && Number.isFinite(kb) ? kb : undefined;
+}
+
+async function timed(run: () => Promise<void> | void): Promise<number> {
+  const start = performance.now();
+  await run();
+  return performance.now() - start;
+}
+
+const medianOf = (times: number[]) => [...times].sort((a, b) => a - b)[Math.floor(times.length / 2)]!;
+
+/**
+ * Rounds alternate between the two sides so a busy machine slows both alike; the medians count.
+ */
+async function compare(files: string[]): Promise<{ oursMs: number; baseMs: number }> {
+  await detectAll(files);
+  libmagicAll(files);
+  const ours: number[] = [];
+  const base: number[] = [];
+  for (let r = 0; r < ROUNDS; r++) {
+    ours.push(await timed(() => detectAll(files)));
+    base.push(await timed(() => libmagicAll(files)));
+  }
+  return { oursMs: medianOf(ours), baseMs: medianOf(base) };
+}
+
+const dir = mkdtempSync(join(tmpdir(), 'fileconv-bench-detect-'));
+try {
+  const files = makeCorpus(dir);
+  const bytes = files.reduce((sum, f) => sum + statSync(f).size, 0);
+  const { oursMs, baseMs } = await compare(files);
+  const oursRate = files.length / (oursMs / 1000);
+  const baseRate = files.length / (baseMs / 1000);
+  const baseKb = libmagicPeakKb(files);
+  console.log(
+    `files: ${files.length} (${(bytes / 1024 / 1024).toFixed(1)} MB, ${COPIES} copies of the fixtures)`,
+  );
+  console.log(
+    `fileconv detect: ${oursMs.toFixed(1)} ms, ${oursRate.toFixed(0)} files/s, peak rss ${(peakRss / 1024 / 1024).toFixed(0)} MB`,
+  );
+  console.log(
+    `libmagic file --mime-type -b (one batch): ${baseMs.toFixed(1)} ms, ${baseRate.toFixed(0)} files/s` +
+      (baseKb ? `, peak rss ${(baseKb / 1024).toFixed(0)} MB` : ''),
+  );
+  console.log(`detect: ${(oursRate / baseRate).toFixed(2)}x (ours / baseline throughput; higher is better)`);
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+}

@@ -1,0 +1,103 @@
+import type { Command } from 'commander';
+import { type DetectReport, detect } from '../detect/index.js';
+import { isFileconvError } from '../errors/index.js';
+import { resolveFormat } from '../formats/index.js';
+
+/** Exit codes of `fileconv detect`. */
+export const DETECT_EXIT = { USAGE: 1, UNREADABLE: 2, MISMATCH: 3 } as const;
+
+/** Files detected at once; detection is bounded I/O, so a few in flight keep the disk busy. */
+const PARALLEL = 8;
+
+interface Row extends DetectReport {
+  file: string;
+}
+
+interface DetectFlags {
+  json?: boolean;
+  declared?: string;
+  strict?: boolean;
+}
+
+export function register(program: Command): void {
+  program
+    .command('detect')
+    .description('Identify files by their content and compare with the format their name declares.')
+    .argument('<file...>', 'files to identify')
+    .option('--json', 'print one JSON object a line instead of a table')
+    .option('--declared <format>', 'the format the files are declared as (instead of their extensions)')
+    .option('--strict', `exit ${DETECT_EXIT.MISMATCH} when a detected format differs from the declared one`)
+    .addHelpText(
+      'after',
+      `\nExit codes: 0 ok, ${DETECT_EXIT.USAGE} bad option, ${DETECT_EXIT.UNREADABLE} a file could not be read, ` +
+        `${DETECT_EXIT.MISMATCH} a mismatch under --strict.`,
+    )
+    .action(async (files: string[], flags: DetectFlags) => {
+      process.exitCode = await runDetect(files, flags);
+    });
+}
+
+async function runDetect(files: string[], flags: DetectFlags): Promise<number> {
+  if (flags.declared !== undefined && !resolveFormat(flags.declared)) {
+    process.stderr.write(`fileconv detect: unknown format "${flags.declared}" for --declared\n`);
+    return DETECT_EXIT.USAGE;
+  }
+  const results = await mapInOrder(files, PARALLEL, async (file): Promise<Row | Error> => {
+    try {
+      return { file, ...(await detect(file, { declared: flags.declared })) };
+    } catch (e) {
+      if (isFileconvError(e) && e.code === 'FILE_NOT_FOUND') return e;
+      throw e;
+    }
+  });
+  const rows: Row[] = [];
+  results.forEach((r, i) => {
+    if (r instanceof Error) process.stderr.write(`fileconv detect: cannot read ${files[i]}\n`);
+    else rows.push(r);
+  });
+  if (flags.json) {
+    for (const row of rows) process.stdout.write(`${JSON.stringify(row)}\n`);
+  } else if (rows.length > 0) {
+    process.stdout.write(renderTable(rows));
+  }
+  if (rows.length < files.length) return DETECT_EXIT.UNREADABLE;
+  if (flags.strict && rows.some((r) => !r.match)) return DETECT_EXIT.MISMATCH;
+  return 0;
+}
+
+const COLUMNS: Array<[title: string, cell: (r: Row) => string]> = [
+  ['FILE', (r) => r.file],
+  ['DECLARED', (r) => r.declared],
+  ['DETECTED', (r) => r.detected],
+  ['MATCH', (r) => (r.match ? 'yes' : 'NO')],
+  ['MIME', (r) => r.mime],
+  ['CONFIDENCE', (r) => r.confidence.toFixed(2)],
+];
+
+export function renderTable(rows: Row[]): string {
+  const cells = [COLUMNS.map(([title]) => title), ...rows.map((r) => COLUMNS.map(([, cell]) => cell(r)))];
+  const widths = COLUMNS.map((_, c) => Math.max(...cells.map((line) => line[c]!.length)));
+  return cells
+    .map(
+      (line) =>
+        `${line
+          .map((v, c) => v.padEnd(widths[c]!))
+          .join('  ')
+          .trimEnd()}\n`,
+    )
+    .join('');
+}
+
+/** Runs `fn` over `items` with at most `limit` in flight, returning results in input order. */
+async function mapInOrder<T, R>(items: T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+  const results = new Array<R>(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const i = next++;
+      results[i] = await fn(items[i]!);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return results;
+}

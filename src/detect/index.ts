@@ -1,0 +1,104 @@
+import { FileconvError } from '../errors/index.js';
+import {
+  type FormatDef,
+  type FormatId,
+  formatFromFilename,
+  formatFromMime,
+  getFormat,
+  resolveFormat,
+} from '../formats/index.js';
+import { detectMagic } from './magic.js';
+import { inspectOle, isOleSignature } from './ole.js';
+import { matchSignature, startsAsText } from './signatures.js';
+import { ByteSource } from './source.js';
+import { sniffText } from './text/index.js';
+import { CONFIDENCE, type Finding } from './types.js';
+import { inspectZip, isZipSignature } from './zip.js';
+
+export { HEAD_BYTES } from './source.js';
+export { CONFIDENCE, type Finding } from './types.js';
+
+/** The detect report (api.md): what was declared, what the bytes are, and whether they agree. */
+export interface DetectReport {
+  /** The declared format id; the detected id when nothing declared a format. */
+  declared: FormatId;
+  detected: FormatId;
+  match: boolean;
+  /** Media type of the detected format. */
+  mime: string;
+  /** 0..1; see CONFIDENCE for what the levels mean. */
+  confidence: number;
+}
+
+export interface DetectOptions {
+  /** An explicit format (id, alias or extension); wins over filename and contentType. */
+  declared?: string;
+  /** The name the file was given (its extension declares a format); defaults to the path's. */
+  filename?: string;
+  /** A Content-Type header, used when neither of the above declares a known format. */
+  contentType?: string;
+}
+
+/**
+ * Identifies a file from its bytes and compares that with the format it was declared as.
+ * Reads a bounded amount: a 64 KB head, plus the ZIP end record and central directory or
+ * a few OLE2 sectors. Throws FILE_NOT_FOUND for a missing or unreadable file and
+ * INVALID_REQUEST for an explicit declared format the registry does not know.
+ */
+export async function detect(file: string, options: DetectOptions = {}): Promise<DetectReport> {
+  const explicit = options.declared === undefined ? undefined : resolveFormat(options.declared);
+  if (options.declared !== undefined && !explicit) {
+    throw new FileconvError('INVALID_REQUEST', `Unknown format "${options.declared}".`);
+  }
+  const finding = await detectFile(file);
+  const detected = getFormat(finding.id) ?? getFormat('bin')!;
+  const declared =
+    explicit ??
+    formatFromFilename(options.filename ?? file) ??
+    (options.contentType ? formatFromMime(options.contentType) : undefined);
+  return {
+    declared: declared?.id ?? detected.id,
+    detected: detected.id,
+    match: declared ? sameFormat(declared, detected) : true,
+    mime: detected.mime,
+    confidence: finding.confidence,
+  };
+}
+
+/** Declared and detected agree when their canonical ids do, after profiles (pdfa) fold into their base. */
+function sameFormat(declared: FormatDef, detected: FormatDef): boolean {
+  return (declared.detectsAs ?? declared.id) === (detected.detectsAs ?? detected.id);
+}
+
+/** Detection of the bytes alone, without any declared format. `stats` receives the bytes read. */
+export async function detectFile(file: string, stats?: { bytesRead: number }): Promise<Finding> {
+  let src: ByteSource;
+  try {
+    src = await ByteSource.open(file);
+  } catch (cause) {
+    throw new FileconvError('FILE_NOT_FOUND', `Cannot read ${file}.`, { cause });
+  }
+  try {
+    return await detectSource(src);
+  } finally {
+    if (stats) stats.bytesRead = src.bytesRead;
+    await src.close();
+  }
+}
+
+async function detectSource(src: ByteSource): Promise<Finding> {
+  if (src.size === 0) return { id: 'bin', confidence: CONFIDENCE.NOTHING };
+  if (isZipSignature(src.head)) return inspectZip(src);
+  if (isOleSignature(src.head)) return inspectOle(src);
+  const signature = matchSignature(src.head);
+  if (signature) return signature;
+  if (startsAsText(src.head)) {
+    const text = sniffText(src.head, src.complete);
+    if (text) return text;
+  }
+  const magic = await detectMagic(src, (id) => getFormat(id) !== undefined);
+  if (magic && magic.id !== 'bin') return magic;
+  // Short signatures of formats outside the registry also match text (a UTF-16 BOM reads as an
+  // MPEG frame sync; calendar and subtitle files are text): text that decodes cleanly wins.
+  return sniffText(src.head, src.complete) ?? magic ?? { id: 'bin', confidence: CONFIDENCE.UNKNOWN };
+}

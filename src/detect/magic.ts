@@ -1,0 +1,50 @@
+import { fileTypeFromBuffer } from 'file-type';
+import type { ByteSource } from './source.js';
+import { CONFIDENCE, type Finding } from './types.js';
+
+/** file-type's extension -> our canonical id, where they differ or several collapse into one. */
+const FILE_TYPE_IDS: Record<string, string> = {
+  apng: 'png',
+  tif: 'tiff',
+  oga: 'ogg',
+  ogv: 'ogg',
+  ogm: 'ogg',
+  ogx: 'ogg',
+  spx: 'ogg',
+  m4v: 'mp4',
+  f4v: 'mp4',
+  m4b: 'm4a',
+  f4a: 'm4a',
+  cur: 'ico',
+};
+
+/** Ids whose signature alone is not the whole story; the text sniffer decides these. */
+const LEFT_TO_TEXT = new Set(['xml']);
+
+/** Magic-signature detection over the head buffer, mapped into the format registry. */
+export async function detectMagic(
+  src: ByteSource,
+  known: (id: string) => boolean,
+): Promise<Finding | undefined> {
+  const result = await fileTypeFromBuffer(src.head);
+  if (!result) return undefined;
+  const id = FILE_TYPE_IDS[result.ext] ?? result.ext;
+  if (LEFT_TO_TEXT.has(id)) return undefined;
+  if (id === 'mobi')
+    return { id: mobiVersion(src.head) === 8 ? 'azw3' : 'mobi', confidence: CONFIDENCE.SIGNATURE };
+  if (known(id)) return { id, confidence: CONFIDENCE.SIGNATURE };
+  // A signature of a format outside the registry (an executable, a RAR): known bytes, not ours.
+  return { id: 'bin', confidence: CONFIDENCE.FOREIGN };
+}
+
+/**
+ * The MOBI header's file version: 8 is a KF8 book (azw3), 6 and lower the older Mobipocket
+ * format (which may carry a KF8 copy inside but opens everywhere as mobi).
+ */
+function mobiVersion(head: Buffer): number | undefined {
+  if (head.length < 86) return undefined;
+  const record0 = head.readUInt32BE(78);
+  if (record0 + 40 > head.length || head.toString('latin1', record0 + 16, record0 + 20) !== 'MOBI')
+    return undefined;
+  return head.readUInt32BE(record0 + 36);
+}

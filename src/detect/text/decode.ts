@@ -1,0 +1,89 @@
+/** Text decoded from the head of a file, or undefined when the bytes are not text. */
+export interface DecodedText {
+  text: string;
+  encoding: 'utf-8' | 'utf-16le' | 'utf-16be' | 'latin1';
+  /** True when the text is the whole file, so parsers can take all of it. */
+  complete: boolean;
+}
+
+/** Share of control characters (other than tab, newlines, form feed, escape) that still passes as text. */
+const MAX_CONTROL_SHARE = 0.02;
+
+/**
+ * Decodes a head buffer as text: a BOM names UTF-8 or UTF-16; UTF-16 without a BOM is
+ * recognised by its zero bytes; otherwise UTF-8, or Latin-1 when the bytes are not valid
+ * UTF-8. Bytes with NULs or many control characters are not text.
+ */
+export function decodeText(head: Buffer, complete: boolean): DecodedText | undefined {
+  if (head.length === 0) return undefined;
+  if (head[0] === 0xef && head[1] === 0xbb && head[2] === 0xbf) return utf8(head.subarray(3), complete);
+  if (head[0] === 0xff && head[1] === 0xfe && !(head[2] === 0 && head[3] === 0))
+    return utf16(head.subarray(2), 'utf-16le', complete);
+  if (head[0] === 0xfe && head[1] === 0xff) return utf16(head.subarray(2), 'utf-16be', complete);
+  const bomless = guessUtf16(head);
+  if (bomless) return utf16(head, bomless, complete);
+  return utf8(head, complete);
+}
+
+function utf8(bytes: Buffer, complete: boolean): DecodedText | undefined {
+  if (bytes.includes(0)) return undefined;
+  // A head cut in the middle of a multi-byte character is still valid UTF-8 up to the cut.
+  const body = complete ? bytes : bytes.subarray(0, lastCharBoundary(bytes));
+  let text: string;
+  let encoding: DecodedText['encoding'] = 'utf-8';
+  try {
+    text = new TextDecoder('utf-8', { fatal: true }).decode(body);
+  } catch {
+    text = body.toString('latin1');
+    encoding = 'latin1';
+  }
+  return looksLikeText(text) ? { text, encoding, complete } : undefined;
+}
+
+function utf16(bytes: Buffer, encoding: 'utf-16le' | 'utf-16be', complete: boolean): DecodedText | undefined {
+  const even = bytes.subarray(0, bytes.length - (bytes.length % 2));
+  const le = encoding === 'utf-16le' ? even : Buffer.from(even).swap16();
+  const text = le.toString('utf16le');
+  if (text.includes('\0')) return undefined;
+  return looksLikeText(text) ? { text, encoding, complete } : undefined;
+}
+
+/** UTF-16 text without a BOM: mostly-ASCII text leaves every other byte zero. */
+function guessUtf16(head: Buffer): 'utf-16le' | 'utf-16be' | undefined {
+  const n = Math.min(head.length, 1024) & ~1;
+  if (n < 4) return undefined;
+  let zeroEven = 0;
+  let zeroOdd = 0;
+  for (let i = 0; i < n; i += 2) {
+    if (head[i] === 0) zeroEven++;
+    if (head[i + 1] === 0) zeroOdd++;
+  }
+  const pairs = n / 2;
+  if (zeroOdd > pairs * 0.6 && zeroEven < pairs * 0.05) return 'utf-16le';
+  if (zeroEven > pairs * 0.6 && zeroOdd < pairs * 0.05) return 'utf-16be';
+  return undefined;
+}
+
+function lastCharBoundary(bytes: Buffer): number {
+  let end = bytes.length;
+  // Step back over continuation bytes (10xxxxxx) to the lead byte of the last character.
+  let i = end - 1;
+  while (i >= 0 && end - i <= 4 && (bytes[i]! & 0xc0) === 0x80) i--;
+  if (i >= 0) {
+    const lead = bytes[i]!;
+    const need = lead >= 0xf0 ? 4 : lead >= 0xe0 ? 3 : lead >= 0xc0 ? 2 : 1;
+    if (end - i < need) end = i;
+  }
+  return end;
+}
+
+function looksLikeText(text: string): boolean {
+  if (text.length === 0) return false;
+  let control = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if ((c < 0x20 && c !== 9 && c !== 10 && c !== 13 && c !== 12 && c !== 27) || c === 0x7f || c === 0xfffd)
+      control++;
+  }
+  return control <= text.length * MAX_CONTROL_SHARE;
+}

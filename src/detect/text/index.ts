@@ -1,0 +1,49 @@
+import { CONFIDENCE, type Finding } from '../types.js';
+import { sniffDelimited, sniffJson, sniffToml, sniffYaml, wholeLines } from './data.js';
+import { type DecodedText, decodeText } from './decode.js';
+import { sniffMarkup } from './markup.js';
+import { bestScored } from './scored.js';
+
+export { decodeText };
+
+const SHEBANGS: Array<[RegExp, string]> = [
+  [/\b(node|nodejs|bun)\b/, 'js'],
+  [/\b(deno|ts-node|tsx)\b/, 'ts'],
+  [/\bpython[\d.]*\b/, 'py'],
+  [/\b(sh|bash|dash|zsh|ksh)\b/, 'sh'],
+];
+
+/** A scored prose or code match must beat a delimited-table reading by this much. */
+const OVERRIDES_TABLE = 4;
+
+/**
+ * Names the text format of a head buffer, or undefined when it is not text. Order matters:
+ * explicit markers first (shebang, RTF, markup), then formats that must parse (JSON, TOML,
+ * YAML), then tables, then scored prose and code; whatever is left is plain text.
+ */
+export function sniffText(head: Buffer, complete: boolean): Finding | undefined {
+  const doc = decodeText(head, complete);
+  if (!doc) return undefined;
+  return sniffDecoded(doc);
+}
+
+export function sniffDecoded(doc: DecodedText): Finding {
+  const text = doc.text;
+  if (text.trim() === '') return { id: 'txt', confidence: CONFIDENCE.WEAK };
+  if (text.startsWith('#!')) {
+    const line = text.split('\n', 1)[0]!;
+    for (const [re, id] of SHEBANGS) if (re.test(line)) return { id, confidence: CONFIDENCE.STRONG_TEXT };
+  }
+  if (text.startsWith('{\\rtf')) return { id: 'rtf', confidence: CONFIDENCE.SIGNATURE };
+  const markup = sniffMarkup(text);
+  if (markup) return markup;
+  const lines = wholeLines(doc);
+  const data = sniffJson(doc, lines) ?? sniffToml(doc, lines) ?? sniffYaml(doc, lines);
+  if (data) return data;
+  const table = sniffDelimited(lines);
+  const scored = bestScored(text);
+  if (table && (!scored || scored.score < OVERRIDES_TABLE)) return table;
+  if (scored)
+    return { id: scored.id, confidence: scored.score >= 5 ? CONFIDENCE.TEXT : CONFIDENCE.HEURISTIC };
+  return { id: 'txt', confidence: CONFIDENCE.PLAIN_TEXT };
+}

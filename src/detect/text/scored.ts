@@ -1,0 +1,153 @@
+import type { FormatId } from '../../formats/index.js';
+
+/** A trait of a text format: a pattern and how much finding it anywhere counts. */
+type Trait = [pattern: RegExp, weight: number];
+
+/**
+ * Traits of the prose and code formats. Each trait counts once however often it occurs,
+ * so a long file does not outscore a short one on one repeated habit.
+ */
+const TRAITS: Record<FormatId, Trait[]> = {
+  md: [
+    // Front matter followed by a body (the YAML sniffer has already declined the whole as YAML).
+    [/^---\r?\n(?:.*\r?\n){1,100}?---\r?\n\s*\S/, 3],
+    [/^#{1,6} \S/m, 2],
+    [/^```/m, 2],
+    [/\[[^\]\n]+\]\([^)\s]+\)/, 2],
+    [/!\[[^\]\n]*\]\(/, 2],
+    [/^\|.*\|\s*$\n^\|?\s*:?-{3,}/m, 3],
+    [/\*\*[^*\n]+\*\*/, 1],
+    [/(^|\s)[*_][^*_\s][^*_\n]*[*_]([\s.,;:!?]|$)/m, 1],
+    [/^\s{0,3}[-*+] \S/m, 1],
+    [/^\s{0,3}\d+\. \S/m, 1],
+    [/^> /m, 1],
+    [/`[^`\n]+`/, 1],
+  ],
+  rst: [
+    [/^\.\. [\w-]+::/m, 3],
+    [/^\.\. _[^:]+:/m, 3],
+    [/::\s*$/m, 1],
+    [/``[^`\n]+``/, 2],
+    [/:[a-z]+:`[^`]+`/, 2],
+    [/`[^`\n]+`_/, 2],
+    [/^([=\-~^"'`#*+])\1{2,}\s*$\n.+\n\1{3,}\s*$/m, 3],
+    [/^.+\n([~^"'`#*+:.])\1{2,}\s*$/m, 2],
+    [/^.+\n([=-])\1{2,}\s*$/m, 1],
+  ],
+  tex: [
+    [/\\documentclass(\[[^\]]*\])?\{/, 5],
+    [/\\begin\{document\}/, 4],
+    [/\\usepackage(\[[^\]]*\])?\{/, 3],
+    [/\\(section|subsection|chapter)\*?\{/, 2],
+    [/\\begin\{(itemize|enumerate|equation|figure|table|tabular)\}/, 2],
+    [/\\(textbf|emph|textit|cite|ref|label)\{/, 1],
+  ],
+  py: [
+    [/^\s*def \w+\(.*\)\s*(->\s*[^:]+)?:\s*$/m, 3],
+    [/^\s*class \w+(\(.*\))?:\s*$/m, 3],
+    [/^(import [\w.]+|from [\w.]+ import [\w*(])/m, 2],
+    [/if __name__ == ['"]__main__['"]/, 4],
+    [/\bself\.\w+/, 1],
+    [/^\s*(elif .*|else|try|except.*|finally):\s*$/m, 2],
+    [/\bprint\(/, 1],
+  ],
+  js: [
+    [/\b(const|let|var)\s+[\w$]+\s*=/, 2],
+    [/\bfunction\s*\(/, 2],
+    [/\.prototype\.\w+\s*=/, 2],
+    [/['"]use strict['"]/, 3],
+    [/\bmodule\.exports\b|\bexports\.\w+\s*=/, 3],
+    [/\bthis\.\w+/, 1],
+    [/^\s*(export )?(async )?function\*? \w+\s*\(/m, 2],
+    [/=>/, 1],
+    [/\brequire\(['"]/, 2],
+    [/^import .* from ['"]|^import ['"]/m, 2],
+    [/^export (default|const|class|function|\{)/m, 2],
+    [/\bconsole\.\w+\(/, 2],
+    [/;\s*$/m, 1],
+  ],
+  ts: [
+    [/^\s*(export )?interface \w+/m, 3],
+    [/^\s*(export )?declare /m, 3],
+    [/^\s*import type /m, 3],
+    [/\): [A-Z]?\w+(<[^>\n]*>)?(\[\])?( \{|;)/, 2],
+    [/\w: [A-Z]\w*(<[^>\n]*>)?(\[\])?[;,)=]/, 2],
+    [/^\s*(export )?type \w+(<[^>]*>)? = /m, 3],
+    [/\w\)?: (string|number|boolean|void|unknown|any|never)(\[\])?\b/, 3],
+    [/\bas const\b/, 2],
+    [/^\s*(export )?(const )?enum \w+/m, 2],
+    [/\b(private|public|protected|readonly) \w+[:;(]/, 2],
+  ],
+  sh: [
+    [/^\s*if \[\[? /m, 3],
+    [/^[A-Za-z_][A-Za-z0-9_]*=("|'|\$|\S)/m, 2],
+    [/^\s*(fi|done|esac)\s*$/m, 3],
+    [/^\s*(then|do)\s*$/m, 2],
+    [/^\s*export [A-Z_][A-Z0-9_]*=/m, 2],
+    [/^\s*set -[euxo]/m, 3],
+    [/\$\{?[A-Za-z_]\w*\}?/, 1],
+    [/^\s*echo /m, 1],
+  ],
+  css: [
+    [/^[^{}\n;]+\{\s*$/m, 1],
+    [/^[^{}\n;]+\{\s*[a-z-]+\s*:[^{}\n]*\}\s*$/m, 2],
+    [/^\s*[a-z-]+\s*:\s*[^;{}\n]+;\s*$/m, 2],
+    [/^\s*\}\s*$/m, 1],
+    [/^@(media|import|font-face|keyframes|charset)\b/m, 3],
+    // Selectors are words joined by whitespace or a combinator; each join is required, which
+    // keeps the pattern linear on long lines of words.
+    [/^[.#]?[a-zA-Z][\w-]*((\s*[,>+~]\s*|\s+)[.#]?[a-zA-Z][\w-]*)*\s*\{/m, 2],
+  ],
+  // Statements start lines; lowercase keywords in prose ("select the text from") must not count.
+  sql: [
+    [/\bSELECT\b[\s\S]{1,300}?\bFROM\b/, 2],
+    [/^\s*select\b.*\bfrom\b.*;\s*$/im, 2],
+    [/^\s*insert\s+into\s+[\w."]+/im, 3],
+    [
+      /^\s*create\s+(or\s+replace\s+)?(table|view|index|unique index|function|extension|schema|type|trigger|sequence)\b/im,
+      3,
+    ],
+    [
+      /^\s*(update\s+[\w."]+\s+set|delete\s+from|alter\s+(table|function|extension)|drop\s+(table|view|function))\b/im,
+      3,
+    ],
+    [/^\s*(grant|revoke)\s+.*\bon\b/im, 2],
+    [/^\s*comment\s+on\s+\w+/im, 2],
+    [/\blanguage\s+(plpgsql|sql|c)\b/i, 2],
+    [/\bWHERE\b/, 1],
+    [/^--( |$)/m, 1],
+  ],
+};
+
+/** Below this score nothing is claimed and the text is plain text. */
+const MIN_SCORE = 3;
+/** A claim also needs one distinctive trait; minor ones (weight 1) alone are common to prose. */
+const DISTINCTIVE = 2;
+
+/** Formats that may quote code in fenced blocks, which must not count as that code's traits. */
+const PROSE = new Set(['md', 'rst', 'tex']);
+
+function score(traits: Trait[], text: string): number {
+  let sum = 0;
+  let distinctive = false;
+  for (const [re, weight] of traits) {
+    if (!re.test(text)) continue;
+    sum += weight;
+    if (weight >= DISTINCTIVE) distinctive = true;
+  }
+  return distinctive ? sum : 0;
+}
+
+/** The prose or code format whose traits the text shows most, if any shows enough. */
+export function bestScored(text: string): { id: FormatId; score: number } | undefined {
+  const unfenced = text.replace(/^```[^\n]*\n[\s\S]*?^```/gm, '');
+  const scores = new Map<FormatId, number>();
+  for (const [id, traits] of Object.entries(TRAITS))
+    scores.set(id, score(traits, PROSE.has(id) ? text : unfenced));
+  // TypeScript is JavaScript with types: its own traits only count on top of JavaScript's.
+  const ts = scores.get('ts')!;
+  scores.set('ts', ts >= 3 ? ts + scores.get('js')! : 0);
+  let best: { id: FormatId; score: number } | undefined;
+  for (const [id, s] of scores) if (s >= MIN_SCORE && (!best || s > best.score)) best = { id, score: s };
+  return best;
+}

@@ -1,0 +1,158 @@
+import type { ByteSource } from './source.js';
+import { CONFIDENCE, type Finding } from './types.js';
+
+const LOCAL_HEADER = 0x04034b50;
+const CENTRAL_HEADER = 0x02014b50;
+const END_OF_CENTRAL_DIR = 0x06054b50;
+const ZIP64_LOCATOR = 0x07064b50;
+const ZIP64_END = 0x06064b50;
+/** The end record is 22 bytes plus a comment of at most 65535 bytes. */
+const MAX_TAIL = 22 + 0xffff;
+/** Central directories beyond this are read only in part: the names that tell formats apart come early. */
+const MAX_CENTRAL_DIR = 4 * 1024 * 1024;
+
+const MIMETYPE_IDS: Record<string, string> = {
+  'application/vnd.oasis.opendocument.text': 'odt',
+  'application/vnd.oasis.opendocument.text-template': 'odt',
+  'application/vnd.oasis.opendocument.spreadsheet': 'ods',
+  'application/vnd.oasis.opendocument.spreadsheet-template': 'ods',
+  'application/vnd.oasis.opendocument.presentation': 'odp',
+  'application/vnd.oasis.opendocument.presentation-template': 'odp',
+  'application/epub+zip': 'epub',
+};
+
+interface Entry {
+  name: string;
+  method: number;
+  compressedSize: number;
+  localOffset: number;
+}
+
+export function isZipSignature(head: Buffer): boolean {
+  if (head.length < 4) return false;
+  const sig = head.readUInt32LE(0);
+  return sig === LOCAL_HEADER || sig === END_OF_CENTRAL_DIR;
+}
+
+/**
+ * Tells OOXML, ODF, EPUB and plain ZIP apart from the central directory (found through the
+ * end record at the tail) and, for ODF/EPUB, the stored `mimetype` entry. A file whose
+ * tail holds no end record is truncated: the local headers in the head still give a hint.
+ */
+export async function inspectZip(src: ByteSource): Promise<Finding> {
+  const entries = await readCentralDirectory(src);
+  if (!entries) return guessFromLocalHeaders(src.head);
+  const mimetype = entries.find((e) => e.name === 'mimetype');
+  if (mimetype) {
+    const id = MIMETYPE_IDS[await readStoredText(src, mimetype)];
+    if (id) return { id, confidence: CONFIDENCE.CONTAINER };
+  }
+  const byNames = classifyNames(entries.map((e) => e.name));
+  return byNames ?? { id: 'zip', confidence: CONFIDENCE.CONTAINER };
+}
+
+function classifyNames(names: string[]): Finding | undefined {
+  const has = (n: string) => names.includes(n);
+  const ooxml = has('[Content_Types].xml');
+  if (ooxml && names.some((n) => n.startsWith('word/')))
+    return { id: 'docx', confidence: CONFIDENCE.CONTAINER };
+  if (ooxml && names.some((n) => n.startsWith('xl/')))
+    return { id: 'xlsx', confidence: CONFIDENCE.CONTAINER };
+  if (ooxml && names.some((n) => n.startsWith('ppt/')))
+    return { id: 'pptx', confidence: CONFIDENCE.CONTAINER };
+  // An EPUB without its mimetype entry is malformed but still recognisable by its container file.
+  if (has('META-INF/container.xml') && names.some((n) => /\.opf$/i.test(n)))
+    return { id: 'epub', confidence: CONFIDENCE.TEXT };
+  return undefined;
+}
+
+async function readCentralDirectory(src: ByteSource): Promise<Entry[] | undefined> {
+  const tailStart = Math.max(0, src.size - MAX_TAIL);
+  const tail = await src.read(tailStart, src.size - tailStart);
+  let eocd = -1;
+  for (let i = tail.length - 22; i >= 0; i--) {
+    if (tail.readUInt32LE(i) === END_OF_CENTRAL_DIR) {
+      eocd = i;
+      break;
+    }
+  }
+  if (eocd < 0) return undefined;
+  let count = tail.readUInt16LE(eocd + 10);
+  let cdSize = tail.readUInt32LE(eocd + 12);
+  let cdOffset = tail.readUInt32LE(eocd + 16);
+  if (cdOffset === 0xffffffff || cdSize === 0xffffffff || count === 0xffff) {
+    const z64 = await readZip64End(src, tailStart + eocd);
+    if (!z64) return undefined;
+    ({ count, cdSize, cdOffset } = z64);
+  }
+  if (cdOffset + cdSize > src.size) return undefined;
+  const cd = await src.read(cdOffset, Math.min(cdSize, MAX_CENTRAL_DIR));
+  return parseCentralDirectory(cd, count);
+}
+
+async function readZip64End(src: ByteSource, eocdAt: number) {
+  const locator = await src.read(eocdAt - 20, 20);
+  if (locator.length < 20 || locator.readUInt32LE(0) !== ZIP64_LOCATOR) return undefined;
+  const endAt = Number(locator.readBigUInt64LE(8));
+  const end = await src.read(endAt, 56);
+  if (end.length < 56 || end.readUInt32LE(0) !== ZIP64_END) return undefined;
+  return {
+    count: Number(end.readBigUInt64LE(32)),
+    cdSize: Number(end.readBigUInt64LE(40)),
+    cdOffset: Number(end.readBigUInt64LE(48)),
+  };
+}
+
+function parseCentralDirectory(cd: Buffer, count: number): Entry[] {
+  const entries: Entry[] = [];
+  let at = 0;
+  while (entries.length < count && at + 46 <= cd.length && cd.readUInt32LE(at) === CENTRAL_HEADER) {
+    const nameLen = cd.readUInt16LE(at + 28);
+    const extraLen = cd.readUInt16LE(at + 30);
+    const commentLen = cd.readUInt16LE(at + 32);
+    if (at + 46 + nameLen > cd.length) break;
+    entries.push({
+      name: cd.toString('utf8', at + 46, at + 46 + nameLen),
+      method: cd.readUInt16LE(at + 10),
+      compressedSize: cd.readUInt32LE(at + 20),
+      localOffset: cd.readUInt32LE(at + 42),
+    });
+    at += 46 + nameLen + extraLen + commentLen;
+  }
+  return entries;
+}
+
+/** The text of a small stored (uncompressed) entry; ODF and EPUB require `mimetype` to be stored. */
+async function readStoredText(src: ByteSource, entry: Entry): Promise<string> {
+  if (entry.method !== 0 || entry.compressedSize > 256) return '';
+  const local = await src.read(entry.localOffset, 30);
+  if (local.length < 30 || local.readUInt32LE(0) !== LOCAL_HEADER) return '';
+  const dataAt = entry.localOffset + 30 + local.readUInt16LE(26) + local.readUInt16LE(28);
+  return (await src.read(dataAt, entry.compressedSize)).toString('latin1').trim();
+}
+
+/** Walks the local headers in the head of a ZIP whose central directory is missing. */
+function guessFromLocalHeaders(head: Buffer): Finding {
+  const names: string[] = [];
+  let at = 0;
+  while (at + 30 <= head.length && head.readUInt32LE(at) === LOCAL_HEADER) {
+    const method = head.readUInt16LE(at + 8);
+    const flags = head.readUInt16LE(at + 6);
+    const size = head.readUInt32LE(at + 18);
+    const nameLen = head.readUInt16LE(at + 26);
+    const extraLen = head.readUInt16LE(at + 28);
+    if (at + 30 + nameLen > head.length) break;
+    const name = head.toString('utf8', at + 30, at + 30 + nameLen);
+    names.push(name);
+    const dataAt = at + 30 + nameLen + extraLen;
+    if (name === 'mimetype' && method === 0) {
+      const id = MIMETYPE_IDS[head.toString('latin1', dataAt, Math.min(head.length, dataAt + size)).trim()];
+      if (id) return { id, confidence: CONFIDENCE.WEAK };
+    }
+    // With a data descriptor the size is unknown here, so the next header cannot be found.
+    if (flags & 0x08) break;
+    at = dataAt + size;
+  }
+  const byNames = classifyNames(names);
+  return { id: byNames?.id ?? 'zip', confidence: CONFIDENCE.WEAK };
+}
