@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach } from 'vitest';
-import type { Converter, ConversionEdge, StepContext, StepResult } from '../../src/engine/contract.js';
+import type { ConversionEdge, Converter, StepContext, StepResult } from '../../src/engine/contract.js';
 import type { ConversionOptions } from '../../src/engine/options.js';
 
 const made: string[] = [];
@@ -18,7 +18,9 @@ export function tempDir(prefix = 'fileconv-test-'): string {
 }
 
 /** A StepContext with its own workDir, collecting log lines and progress. */
-export function stepContext(timeoutMs = 120_000): StepContext & { logs: string[]; progressSeen: number[]; abort(): void } {
+export function stepContext(
+  timeoutMs = 120_000,
+): StepContext & { logs: string[]; progressSeen: number[]; abort(): void } {
   const controller = new AbortController();
   const logs: string[] = [];
   const progressSeen: number[] = [];

@@ -1,0 +1,93 @@
+import { copyFile, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { type ConversionEdge, defineConverter, edgesBetween } from '../src/engine/contract.js';
+import { FileconvError } from '../src/errors/index.js';
+import { extensionOf, type FormatId } from '../src/formats/index.js';
+import { EngineProcessError, findBinary, probeBinary, runProcess } from '../src/run/process.js';
+import { isPasswordProtected } from './office/encryption.js';
+
+const EBOOKS: FormatId[] = ['epub', 'mobi', 'azw3', 'fb2'];
+/** Formats calibre reads into and writes from its ebook pipeline; only paired with an ebook here. */
+const DOCUMENTS: FormatId[] = ['pdf', 'docx', 'txt'];
+
+/*
+ * Every calibre edge has family 'ebook' (the step is an ebook conversion whichever side the ebook
+ * is on). All are lossy but epub <-> azw3: both are HTML/CSS books (KF8 is epub's Kindle form), so
+ * content and styling survive; mobi (old Mobipocket) and fb2 flatten styling, and pdf/docx/txt
+ * are re-flowed through calibre's HTML model.
+ */
+const isLossy = (from: FormatId, to: FormatId) =>
+  !((from === 'epub' && to === 'azw3') || (from === 'azw3' && to === 'epub'));
+
+const props = (from: FormatId, to: FormatId): Omit<ConversionEdge, 'from' | 'to'> => ({
+  family: 'ebook',
+  lossy: isLossy(from, to),
+  cost: 25,
+});
+
+const EDGES: ConversionEdge[] = [
+  ...edgesBetween(EBOOKS, EBOOKS, props),
+  ...edgesBetween(DOCUMENTS, EBOOKS, props),
+  ...edgesBetween(EBOOKS, DOCUMENTS, props),
+];
+
+/** Options per input format. Text is read as plain text: markdown would let it name local images. */
+const INPUT_ARGS: Partial<Record<FormatId, string[]>> = {
+  txt: ['--formatting-type', 'plain', '--input-encoding', 'utf-8'],
+};
+
+const DRM = /DRMError|Incorrect password/;
+/** A traceback through an input plugin means calibre could not read the file. */
+const INPUT_STAGE = /conversion\/plugins\/\w+_input\.py|ebooks\/mobi\/reader|utils\/localunzip\.py/;
+
+function classify(e: unknown): unknown {
+  if (!(e instanceof EngineProcessError)) return e;
+  if (DRM.test(e.output)) return new FileconvError('ENCRYPTED_DOCUMENT', undefined, { cause: e });
+  if (INPUT_STAGE.test(e.output) && !/_output\.py/.test(e.output)) {
+    return new FileconvError('MALFORMED_DOCUMENT', undefined, { cause: e });
+  }
+  return e;
+}
+
+/** QtWebEngine (pdf output) runs headless; as root its Chromium refuses to start sandboxed. */
+function qtEnv(): Record<string, string> {
+  const env: Record<string, string> = { QT_QPA_PLATFORM: 'offscreen' };
+  if (process.getuid?.() === 0) env.QTWEBENGINE_CHROMIUM_FLAGS = '--no-sandbox';
+  return env;
+}
+
+export default defineConverter({
+  name: 'calibre',
+  description: 'calibre ebook-convert: epub, mobi, azw3, fb2, and ebooks from or to pdf, docx, txt',
+  packages: ['calibre'],
+  edges: EDGES,
+  concurrency: 2,
+  timeoutMs: 180_000,
+  probe: () => probeBinary(['ebook-convert'], ['--version'], /calibre (\d[\d.]*)/),
+  async run({ edge, input, outDir }, ctx) {
+    const ebookConvert = findBinary(['ebook-convert']);
+    if (!ebookConvert) throw new FileconvError('CONVERT_FAILED', 'calibre (ebook-convert) is not installed.');
+    if (edge.from === 'docx' && (await isPasswordProtected(input)))
+      throw new FileconvError('ENCRYPTED_DOCUMENT');
+    // ebook-convert chooses its reader and writer by file extension.
+    const named = join(ctx.workDir, `input.${extensionOf(edge.from)}`);
+    await copyFile(input, named);
+    const output = join(outDir, `output.${extensionOf(edge.to)}`);
+    ctx.progress(0.02);
+    try {
+      await runProcess(ebookConvert, [named, output, ...(INPUT_ARGS[edge.from] ?? [])], ctx, {
+        env: qtEnv(),
+        onLine: (line) => {
+          const percent = /^(\d{1,3})% /.exec(line);
+          if (percent) ctx.progress(Math.min(1, Number(percent[1]) / 100));
+        },
+      });
+    } catch (e) {
+      throw classify(e);
+    }
+    const written = await stat(output).catch(() => undefined);
+    if (!written?.size) throw new FileconvError('CONVERT_FAILED', 'calibre wrote no output.');
+    ctx.progress(1);
+    return { files: [output] };
+  },
+});

@@ -1,0 +1,164 @@
+import ExcelJS from 'exceljs';
+import { XMLParser, XMLValidator } from 'fast-xml-parser';
+import Papa from 'papaparse';
+import { parse as parseToml } from 'smol-toml';
+import { parse as parseYaml } from 'yaml';
+import { FileconvError } from '../../src/errors/index.js';
+import type { FormatId } from '../../src/formats/index.js';
+import { type DataRecord, typedCell } from './shape.js';
+
+/** A YAML document may reuse anchors a little; past this it is an expansion bomb. */
+export const YAML_MAX_ALIASES = 50;
+
+function malformed(format: string, detail: string, cause?: unknown): FileconvError {
+  return new FileconvError('MALFORMED_DOCUMENT', `The file is not valid ${format}: ${detail}`, { cause });
+}
+
+function firstLine(e: unknown): string {
+  return String((e as Error)?.message ?? e)
+    .split('\n')[0]!
+    .slice(0, 200);
+}
+
+/** Decodes text input strictly: invalid UTF-8 or NUL bytes mean the file is not a text format. */
+export function decodeText(bytes: Buffer, format: string): string {
+  if (bytes.includes(0)) throw malformed(format, 'it contains binary data.');
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(bytes).replace(/^\uFEFF/, '');
+  } catch (e) {
+    throw malformed(format, 'it is not UTF-8 text.', e);
+  }
+}
+
+function parseXml(text: string): unknown {
+  // Entity declarations are how XML bombs and external-entity reads start; no data file needs them.
+  if (/<!DOCTYPE[\s\S]*?<!ENTITY/i.test(text)) {
+    throw new FileconvError(
+      'CONVERT_FAILED',
+      'XML with entity declarations (<!ENTITY in a DOCTYPE) is refused.',
+    );
+  }
+  const valid = XMLValidator.validate(text);
+  if (valid !== true) throw malformed('XML', `${valid.err.msg} (line ${valid.err.line})`);
+  const parser = new XMLParser({
+    processEntities: false,
+    ignoreAttributes: false,
+    ignoreDeclaration: true,
+    ignorePiTags: true,
+    parseTagValue: false,
+    parseAttributeValue: false,
+  });
+  return parser.parse(text);
+}
+
+/** The widest row's length (a loop: spreading a million rows into Math.max overflows the stack). */
+function widest(header: readonly unknown[], body: readonly (readonly unknown[])[]): number {
+  let width = header.length;
+  for (const row of body) if (row.length > width) width = row.length;
+  return width;
+}
+
+/** Header names made unique and non-empty, so no cell is lost to a duplicate or blank name. */
+export function uniqueNames(raw: readonly unknown[], width: number): string[] {
+  const seen = new Set<string>();
+  return Array.from({ length: width }, (_, i) => {
+    const given =
+      raw[i] === null || raw[i] === undefined || raw[i] === '' ? `column${i + 1}` : String(raw[i]);
+    let name = given;
+    for (let n = 2; seen.has(name); n++) name = `${given}_${n}`;
+    seen.add(name);
+    return name;
+  });
+}
+
+function parseDelimited(text: string, delimiter: ',' | '\t', format: string): DataRecord[] {
+  // Rows as arrays: papaparse's header mode would assign a `__proto__` column through the prototype.
+  const result = Papa.parse<string[]>(text, { delimiter, skipEmptyLines: 'greedy' });
+  const broken = result.errors.find((e) => e.type === 'Quotes' || e.type === 'Delimiter');
+  if (broken) throw malformed(format, `${broken.message} (row ${broken.row ?? '?'})`);
+  const [header = [], ...body] = result.data;
+  const names = uniqueNames(header, widest(header, body));
+  return body.map(
+    (cells): DataRecord => Object.fromEntries(names.map((name, i) => [name, typedCell(cells[i] ?? '')])),
+  );
+}
+
+function parseJsonLines(text: string): unknown[] {
+  const out: unknown[] = [];
+  text.split(/\r?\n/).forEach((line, i) => {
+    if (line.trim() === '') return;
+    try {
+      out.push(JSON.parse(line));
+    } catch (e) {
+      throw malformed('JSON Lines', `line ${i + 1}: ${firstLine(e)}`, e);
+    }
+  });
+  return out;
+}
+
+/** Parses a text data format into plain values. */
+export function parseText(format: FormatId, text: string): unknown {
+  switch (format) {
+    case 'csv':
+      return parseDelimited(text, ',', 'CSV');
+    case 'tsv':
+      return parseDelimited(text, '\t', 'TSV');
+    case 'jsonl':
+      return parseJsonLines(text);
+    case 'xml':
+      return parseXml(text);
+  }
+  try {
+    if (format === 'json') return JSON.parse(text);
+    if (format === 'yaml') return parseYaml(text, { maxAliasCount: YAML_MAX_ALIASES, prettyErrors: false });
+    if (format === 'toml') return parseToml(text);
+  } catch (e) {
+    if (/alias count/i.test(firstLine(e))) {
+      throw new FileconvError('CONVERT_FAILED', 'The YAML expands too many aliases and was refused.', {
+        cause: e,
+      });
+    }
+    throw malformed(format.toUpperCase(), firstLine(e), e);
+  }
+  throw new FileconvError('CONVERT_FAILED', `The data engine cannot read ${format}.`);
+}
+
+function cellToValue(v: ExcelJS.CellValue): unknown {
+  if (v === null || v === undefined) return null;
+  if (v instanceof Date || typeof v !== 'object') return v;
+  if ('richText' in v) return v.richText.map((r) => r.text).join('');
+  if ('formula' in v || 'sharedFormula' in v)
+    return cellToValue((v as ExcelJS.CellFormulaValue).result as ExcelJS.CellValue);
+  if ('hyperlink' in v) return (v as ExcelJS.CellHyperlinkValue).text;
+  if ('error' in v) return (v as ExcelJS.CellErrorValue).error;
+  return String(v);
+}
+
+/** The first sheet of a workbook as records keyed by its first row, read as a stream. */
+export async function readWorkbook(path: string): Promise<DataRecord[]> {
+  const rows: unknown[][] = [];
+  try {
+    const reader = new ExcelJS.stream.xlsx.WorkbookReader(path, {
+      sharedStrings: 'cache',
+      styles: 'cache', // dates are numbers with a date style
+      hyperlinks: 'ignore',
+      worksheets: 'emit',
+      entries: 'emit',
+    });
+    for await (const sheet of reader) {
+      for await (const row of sheet) {
+        const values = Array.isArray(row.values) ? row.values.slice(1) : [];
+        rows.push(Array.from(values, (v) => cellToValue(v as ExcelJS.CellValue)));
+      }
+      break; // first sheet only
+    }
+  } catch (e) {
+    if (e instanceof FileconvError) throw e;
+    throw malformed('XLSX', firstLine(e), e);
+  }
+  const [header = [], ...body] = rows;
+  const names = uniqueNames(header, widest(header, body));
+  return body.map(
+    (cells): DataRecord => Object.fromEntries(names.map((name, i) => [name, cells[i] ?? null])),
+  );
+}

@@ -1,0 +1,122 @@
+import { writeFile } from 'node:fs/promises';
+import ExcelJS from 'exceljs';
+import { XMLBuilder } from 'fast-xml-parser';
+import Papa from 'papaparse';
+import { stringify as stringifyToml } from 'smol-toml';
+import { stringify as stringifyYaml } from 'yaml';
+import { FileconvError } from '../../src/errors/index.js';
+import type { FormatId } from '../../src/formats/index.js';
+import { cellValue, columnsOf, type DataRecord, isPlainObject, toRecords, withoutNulls } from './shape.js';
+
+const XML_NAME = /^[A-Za-z_][\w.-]*$/;
+
+/** Keys made into XML element names; attribute (`@_`) and text (`#text`) keys pass through. */
+function xmlSafe(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(xmlSafe);
+  if (!isPlainObject(value)) return value;
+  // fromEntries keeps a `__proto__` key an ordinary member.
+  return Object.fromEntries(
+    Object.entries(value).map(([k, v]) => {
+      const special = k === '#text' || k.startsWith('@_');
+      let name = special ? k : k.replace(/[^\w.-]/g, '_');
+      if (!special && !XML_NAME.test(name)) name = `_${name}`;
+      return [name, xmlSafe(v)];
+    }),
+  );
+}
+
+/** XML needs one root element: a single-key object is its own root, lists become rows/row. */
+function xmlRoot(value: unknown): Record<string, unknown> {
+  if (Array.isArray(value)) return { rows: { row: value } };
+  if (isPlainObject(value)) {
+    const keys = Object.keys(value);
+    if (keys.length === 1 && !keys[0]!.startsWith('@_') && !Array.isArray(value[keys[0]!])) return value;
+  }
+  return { root: value };
+}
+
+function toXml(value: unknown): string {
+  const builder = new XMLBuilder({ ignoreAttributes: false, format: true, suppressEmptyNode: false });
+  return `<?xml version="1.0" encoding="UTF-8"?>\n${builder.build(xmlSafe(xmlRoot(value)))}`;
+}
+
+function toToml(value: unknown): string {
+  const root = isPlainObject(value) ? value : Array.isArray(value) ? { rows: value } : { value };
+  try {
+    return stringifyToml(withoutNulls(root) as Record<string, unknown>);
+  } catch (e) {
+    if (e instanceof FileconvError) throw e;
+    throw new FileconvError('CONVERT_FAILED', `The data cannot be written as TOML: ${(e as Error).message}`, {
+      cause: e,
+    });
+  }
+}
+
+function textCell(v: unknown): string {
+  const c = cellValue(v);
+  if (c === null) return '';
+  return c instanceof Date ? c.toISOString() : String(c);
+}
+
+function toDelimited(records: DataRecord[], delimiter: ',' | '\t'): string {
+  const fields = columnsOf(records);
+  const data = records.map((r) => fields.map((f) => textCell(r[f])));
+  return `${Papa.unparse({ fields, data }, { delimiter, newline: '\n' })}\n`;
+}
+
+function jsonLines(value: unknown): string {
+  let items: unknown[];
+  if (Array.isArray(value)) items = value;
+  else {
+    try {
+      items = toRecords(value);
+    } catch {
+      items = [value];
+    }
+  }
+  return items.map((v) => JSON.stringify(v)).join('\n') + '\n';
+}
+
+/** Excel's own sheet limit, header row included. */
+export const XLSX_MAX_ROWS = 1_048_576;
+
+async function writeWorkbook(records: DataRecord[], path: string): Promise<void> {
+  if (records.length + 1 > XLSX_MAX_ROWS) {
+    throw new FileconvError('CONVERT_FAILED', `An Excel sheet holds at most ${XLSX_MAX_ROWS} rows.`);
+  }
+  // The streaming writer commits rows as it goes; the in-memory workbook needs gigabytes for big tables.
+  const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({
+    filename: path,
+    useStyles: false,
+    useSharedStrings: false,
+  });
+  const sheet = workbook.addWorksheet('Sheet1');
+  const fields = columnsOf(records);
+  sheet.addRow(fields).commit();
+  for (const r of records) sheet.addRow(fields.map((f) => cellValue(r[f]))).commit();
+  sheet.commit();
+  await workbook.commit();
+}
+
+/** Writes `value` as `format` to `path`. */
+export async function writeData(format: FormatId, value: unknown, path: string): Promise<void> {
+  switch (format) {
+    case 'json':
+      return writeFile(path, `${JSON.stringify(value, null, 2)}\n`);
+    case 'yaml':
+      return writeFile(path, stringifyYaml(value, { aliasDuplicateObjects: false }));
+    case 'toml':
+      return writeFile(path, toToml(value));
+    case 'xml':
+      return writeFile(path, toXml(value));
+    case 'jsonl':
+      return writeFile(path, jsonLines(value));
+    case 'csv':
+      return writeFile(path, toDelimited(toRecords(value), ','));
+    case 'tsv':
+      return writeFile(path, toDelimited(toRecords(value), '\t'));
+    case 'xlsx':
+      return writeWorkbook(toRecords(value), path);
+  }
+  throw new FileconvError('CONVERT_FAILED', `The data engine cannot write ${format}.`);
+}

@@ -1,0 +1,264 @@
+import { join } from 'node:path';
+import { execa } from 'execa';
+import {
+  type ConversionEdge,
+  defineConverter,
+  edgesBetween,
+  type StepContext,
+} from '../src/engine/contract.js';
+import type { ConversionOptions } from '../src/engine/options.js';
+import { FileconvError } from '../src/errors/index.js';
+import { extensionOf, type FormatId } from '../src/formats/index.js';
+import { EngineProcessError, findBinary, probeBinary, runProcess } from '../src/run/process.js';
+
+const AUDIO = ['mp3', 'wav', 'ogg', 'flac', 'm4a', 'aac', 'opus'] as const;
+const VIDEO = ['mp4', 'webm', 'mkv', 'mov', 'avi'] as const;
+const LOSSLESS_AUDIO = new Set<FormatId>(['wav', 'flac']);
+
+/**
+ * The demuxer each declared source is read with. Forcing it (rather than letting ffmpeg sniff)
+ * means a playlist or concat script renamed to .mp4 is parsed as MP4 and fails, instead of being
+ * followed to other files or URLs.
+ */
+const DEMUXER: Record<string, string> = {
+  mp3: 'mp3',
+  wav: 'wav',
+  ogg: 'ogg',
+  opus: 'ogg',
+  flac: 'flac',
+  m4a: 'mov',
+  mp4: 'mov',
+  mov: 'mov',
+  aac: 'aac',
+  webm: 'matroska',
+  mkv: 'matroska',
+  avi: 'avi',
+};
+
+/** Codec and muxer arguments per target; the muxer is always named. */
+const AUDIO_TARGET: Record<string, string[]> = {
+  mp3: ['-c:a', 'libmp3lame', '-f', 'mp3'],
+  wav: ['-c:a', 'pcm_s16le', '-f', 'wav'],
+  ogg: ['-c:a', 'libvorbis', '-f', 'ogg'],
+  opus: ['-c:a', 'libopus', '-f', 'opus'],
+  flac: ['-c:a', 'flac', '-f', 'flac'],
+  m4a: ['-c:a', 'aac', '-f', 'ipod'],
+  aac: ['-c:a', 'aac', '-f', 'adts'],
+};
+
+const X264 = ['-c:v', 'libx264', '-preset', 'veryfast', '-pix_fmt', 'yuv420p'];
+const VIDEO_TARGET: Record<string, { video: string[]; audio: string[]; muxer: string[] }> = {
+  mp4: { video: X264, audio: ['-c:a', 'aac'], muxer: ['-movflags', '+faststart', '-f', 'mp4'] },
+  mov: { video: X264, audio: ['-c:a', 'aac'], muxer: ['-f', 'mov'] },
+  mkv: { video: X264, audio: ['-c:a', 'aac'], muxer: ['-f', 'matroska'] },
+  // VP8 in realtime mode: far quicker than VP9 and every browser plays it.
+  webm: {
+    video: ['-c:v', 'libvpx', '-deadline', 'realtime', '-cpu-used', '8', '-pix_fmt', 'yuv420p'],
+    audio: ['-c:a', 'libopus'],
+    muxer: ['-f', 'webm'],
+  },
+  avi: { video: ['-c:v', 'mpeg4', '-q:v', '5'], audio: ['-c:a', 'libmp3lame'], muxer: ['-f', 'avi'] },
+};
+
+const REQUIRED_ENCODERS = [
+  'libmp3lame',
+  'pcm_s16le',
+  'libvorbis',
+  'libopus',
+  'flac',
+  'aac',
+  'libx264',
+  'libvpx',
+  'mpeg4',
+  'gif',
+];
+
+const GIF_MAX_FPS = 10;
+const GIF_MAX_WIDTH = 480;
+
+const edges: ConversionEdge[] = [
+  ...edgesBetween(AUDIO, AUDIO, (_from, to) => ({
+    family: 'audio',
+    lossy: !LOSSLESS_AUDIO.has(to),
+    cost: 5,
+  })),
+  ...edgesBetween(VIDEO, VIDEO, { family: 'video', lossy: true, cost: 10 }),
+  ...edgesBetween(VIDEO, AUDIO, { family: 'video', lossy: true, cost: 6 }),
+  ...edgesBetween(VIDEO, ['gif'], { family: 'video', lossy: true, cost: 12 }),
+];
+
+/** Input arguments that read `path` as `format` with the forced demuxer and local files only. */
+export function ffmpegInputArgs(format: FormatId, path: string, start?: number): string[] {
+  const demuxer = DEMUXER[format];
+  if (!demuxer) throw new FileconvError('CONVERT_FAILED', `ffmpeg has no demuxer for ${format}.`);
+  const seek = start ? ['-ss', String(start)] : [];
+  return ['-protocol_whitelist', 'file', '-f', demuxer, ...seek, '-i', `file:${path}`];
+}
+
+/** What ffmpeg says when the bytes are not the declared format. */
+const UNREADABLE_INPUT =
+  /Invalid data found when processing input|moov atom not found|could not find codec parameters|EBML header parsing failed|detected only with low score/i;
+
+/** Maps an ffmpeg/ffprobe failure to a detail code when the input itself is the problem. */
+export function classifyFfmpegError(e: unknown): unknown {
+  if (!(e instanceof EngineProcessError)) return e;
+  if (UNREADABLE_INPUT.test(e.output)) {
+    return new FileconvError('MALFORMED_DOCUMENT', undefined, { cause: e });
+  }
+  const missing = /Stream map '0:([av]):0' matches no streams/.exec(e.output);
+  if (missing) {
+    const kind = missing[1] === 'a' ? 'audio' : 'video';
+    return new FileconvError('CONVERT_FAILED', `The input has no ${kind} stream.`, { cause: e });
+  }
+  return e;
+}
+
+function ffprobePath(): string {
+  const path = findBinary(['ffprobe']);
+  if (!path) throw new FileconvError('CONVERT_FAILED', 'ffprobe is not installed.');
+  return path;
+}
+
+/** The input's duration in seconds (0 when the container does not say). */
+async function probeDuration(format: FormatId, input: string, ctx: StepContext): Promise<number> {
+  const args = ['-v', 'error', '-show_entries', 'format=duration', '-of', 'csv=p=0'];
+  let stdout: string;
+  try {
+    ({ stdout } = await runProcess(ffprobePath(), [...args, ...ffmpegInputArgs(format, input)], ctx));
+  } catch (e) {
+    // ffprobe opens the input with the same forced demuxer: if it cannot, the file is not that format.
+    if (e instanceof EngineProcessError)
+      throw new FileconvError('MALFORMED_DOCUMENT', undefined, { cause: e });
+    throw e;
+  }
+  const seconds = Number.parseFloat(stdout.trim());
+  return Number.isFinite(seconds) ? seconds : 0;
+}
+
+function audioOptionArgs(to: FormatId, o: ConversionOptions): string[] {
+  const args: string[] = [];
+  if (o.bitrate && !LOSSLESS_AUDIO.has(to)) args.push('-b:a', `${o.bitrate}k`);
+  if (o.sample_rate) args.push('-ar', String(o.sample_rate));
+  return args;
+}
+
+/** A scale filter for the requested size, kept to even numbers as yuv420p needs. */
+function scaleFilter(o: ConversionOptions): string {
+  const [rw, rh] = o.resolution ? o.resolution.split('x').map(Number) : [o.width, o.height];
+  const even = (n: number | undefined) => (n ? String(Math.max(2, n - (n % 2))) : '-2');
+  if (!rw && !rh) return 'scale=trunc(iw/2)*2:trunc(ih/2)*2';
+  return `scale=${even(rw)}:${even(rh)}`;
+}
+
+function videoArgs(to: FormatId, o: ConversionOptions): string[] {
+  const target = VIDEO_TARGET[to];
+  if (!target) throw new FileconvError('CONVERT_FAILED', `ffmpeg cannot write ${to}.`);
+  const rate: string[] = [];
+  if (o.crf !== undefined && to !== 'avi') rate.push('-crf', String(o.crf));
+  if (o.bitrate) rate.push('-b:v', `${o.bitrate}k`);
+  // libvpx reads crf only as a quality cap under a bitrate ceiling.
+  else if (to === 'webm') rate.push('-b:v', '1M');
+  return [
+    '-map',
+    '0:v:0',
+    '-map',
+    '0:a:0?',
+    '-vf',
+    scaleFilter(o),
+    ...target.video,
+    ...rate,
+    ...target.audio,
+    ...(o.sample_rate ? ['-ar', String(o.sample_rate)] : []),
+    ...target.muxer,
+  ];
+}
+
+function gifArgs(o: ConversionOptions): string[] {
+  const [rw] = o.resolution ? o.resolution.split('x').map(Number) : [o.width];
+  const width = Math.min(rw ?? GIF_MAX_WIDTH, GIF_MAX_WIDTH);
+  const filter = `fps=${GIF_MAX_FPS},scale='min(${width},iw)':-1:flags=lanczos,split[a][b];[a]palettegen[p];[b][p]paletteuse`;
+  return ['-map', '0:v:0', '-an', '-filter_complex', filter, '-f', 'gif'];
+}
+
+function outputArgs(edge: ConversionEdge, o: ConversionOptions): string[] {
+  if (edge.to === 'gif') return gifArgs(o);
+  const audio = AUDIO_TARGET[edge.to];
+  if (audio)
+    return [
+      '-map',
+      '0:a:0',
+      '-vn',
+      '-sn',
+      '-dn',
+      ...audio.slice(0, 2),
+      ...audioOptionArgs(edge.to, o),
+      ...audio.slice(2),
+    ];
+  return videoArgs(edge.to, o);
+}
+
+/** Seconds of output expected, for turning ffmpeg's out_time into a fraction. */
+function expectedSeconds(inputSeconds: number, o: ConversionOptions): number {
+  const remaining = Math.max(0, inputSeconds - (o.start ?? 0));
+  return o.duration ? Math.min(o.duration, remaining || o.duration) : remaining;
+}
+
+export default defineConverter({
+  name: 'ffmpeg',
+  description: 'FFmpeg: audio and video transcoding, audio extraction and video to GIF',
+  packages: ['ffmpeg'],
+  edges,
+  concurrency: 1,
+  timeoutMs: 300_000,
+  async probe() {
+    const found = await probeBinary(['ffmpeg'], ['-hide_banner', '-version'], /ffmpeg version (\S+)/);
+    if (!found.ok || !found.path) return found;
+    // Builds differ: every declared edge needs its encoder, so a build lacking one is not usable.
+    const { stdout } = await execa(found.path, ['-hide_banner', '-encoders'], {
+      reject: false,
+      timeout: 15_000,
+    });
+    const missing = REQUIRED_ENCODERS.filter(
+      (name) => !new RegExp(`^\\s*[VAS][.A-Z]{5}\\s+${name}\\s`, 'm').test(stdout),
+    );
+    if (missing.length > 0)
+      return { ok: false, path: found.path, detail: `ffmpeg lacks encoders: ${missing.join(', ')}` };
+    if (!findBinary(['ffprobe']))
+      return { ok: false, path: found.path, detail: 'ffprobe not found next to ffmpeg' };
+    return found;
+  },
+  async run({ edge, input, outDir, options }, ctx) {
+    const ffmpeg = findBinary(['ffmpeg']);
+    if (!ffmpeg) throw new FileconvError('CONVERT_FAILED', 'ffmpeg is not installed.');
+    const output = join(outDir, `output.${extensionOf(edge.to)}`);
+    try {
+      const total = expectedSeconds(await probeDuration(edge.from, input, ctx), options);
+      const args = [
+        '-hide_banner',
+        '-nostdin',
+        '-y',
+        ...ffmpegInputArgs(edge.from, input, options.start),
+        ...(options.duration ? ['-t', String(options.duration)] : []),
+        '-threads',
+        '2',
+        ...outputArgs(edge, options),
+        '-progress',
+        'pipe:1',
+        '-nostats',
+        output,
+      ];
+      ctx.log(`ffmpeg ${edge.from} -> ${edge.to}`);
+      await runProcess(ffmpeg, args, ctx, {
+        onLine: (line, stream) => {
+          if (stream !== 'stdout' || total <= 0) return;
+          const m = /^out_time_(?:us|ms)=(\d+)/.exec(line);
+          if (m) ctx.progress(Math.min(1, Number(m[1]) / 1e6 / total));
+        },
+      });
+    } catch (e) {
+      throw classifyFfmpegError(e);
+    }
+    ctx.progress(1);
+    return { files: [output] };
+  },
+});

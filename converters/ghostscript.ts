@@ -1,0 +1,237 @@
+import { existsSync } from 'node:fs';
+import { open, rm, stat, symlink, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { execa } from 'execa';
+import { type ConversionEdge, defineConverter, type StepContext } from '../src/engine/contract.js';
+import type { ConversionOptions } from '../src/engine/options.js';
+import { FileconvError } from '../src/errors/index.js';
+import type { FormatId } from '../src/formats/index.js';
+import { EngineProcessError, findBinary, probeBinary, runProcess } from '../src/run/process.js';
+import {
+  assertPdfHeader,
+  checkRasterLimits,
+  DEFAULT_DPI,
+  type PageSize,
+  pageFilesInOrder,
+  selectPages,
+} from './_pdf.js';
+
+const BINARY = ['gs'];
+/** Every run: no file access beyond the named files, no prompts, quiet. */
+const BASE_ARGS = ['-dSAFER', '-dBATCH', '-dNOPAUSE', '-dNOPROMPT', '-q'];
+const RASTER_ARGS = ['-dTextAlphaBits=4', '-dGraphicsAlphaBits=4'];
+
+const edges: ConversionEdge[] = [
+  { from: 'pdf', to: 'pdfa', family: 'document', lossy: false, cost: 10 },
+  { from: 'ps', to: 'pdf', family: 'document', lossy: false, cost: 8 },
+  { from: 'eps', to: 'pdf', family: 'image', lossy: false, cost: 8 },
+  { from: 'pdf', to: 'ps', family: 'document', lossy: false, cost: 8 },
+  { from: 'eps', to: 'png', family: 'image', lossy: true, cost: 8 },
+  // Fallbacks for poppler's page rendering.
+  { from: 'pdf', to: 'png', family: 'document', lossy: true, cost: 14, multiOutput: true },
+  { from: 'pdf', to: 'jpg', family: 'document', lossy: true, cost: 14, multiOutput: true },
+];
+
+const probeGs = () => probeBinary(BINARY, ['--version'], /^(\d+\.\d+(?:\.\d+)?)/);
+
+/** A PostScript string literal for `s`. */
+function psString(s: string): string {
+  return `(${s.replace(/[\\()]/g, (c) => `\\${c}`)})`;
+}
+
+/** Checks the first bytes: PostScript sources must be PostScript, EPS may have the DOS binary header. */
+async function assertHeader(input: string, from: FormatId): Promise<void> {
+  if (from === 'pdf') return assertPdfHeader(input);
+  const file = await open(input, 'r');
+  try {
+    const buf = Buffer.alloc(4);
+    await file.read(buf, 0, 4, 0);
+    const dosEps = buf.equals(Buffer.from([0xc5, 0xd0, 0xd3, 0xc6]));
+    if (!dosEps && buf.subarray(0, 2).toString('latin1') !== '%!') {
+      throw new FileconvError(
+        'MALFORMED_DOCUMENT',
+        `The file does not start like ${from === 'eps' ? 'EPS' : 'PostScript'}.`,
+      );
+    }
+  } finally {
+    await file.close();
+  }
+}
+
+function classify(output: string, cause?: unknown): FileconvError | undefined {
+  if (/requires a password|password/i.test(output))
+    return new FileconvError('ENCRYPTED_DOCUMENT', undefined, { cause });
+  if (
+    /Couldn't initialise file|Error: \/(undefined|syntaxerror|ioerror|typecheck|rangecheck)|Unrecoverable error|no pages|damaged/i.test(
+      output,
+    )
+  ) {
+    return new FileconvError('MALFORMED_DOCUMENT', 'Ghostscript could not read the file.', { cause });
+  }
+  return undefined;
+}
+
+async function gs(path: string, args: string[], ctx: StepContext, cwd?: string) {
+  try {
+    return await runProcess(path, [...BASE_ARGS, ...args], ctx, { cwd });
+  } catch (e) {
+    throw e instanceof EngineProcessError ? (classify(e.output, e) ?? e) : e;
+  }
+}
+
+/**
+ * Page count and MediaBox sizes of a PDF, read by ghostscript itself (this engine does not lean
+ * on poppler). -dSAFER stays on; only the input may be read.
+ */
+async function pdfPages(
+  path: string,
+  input: string,
+  ctx: StepContext,
+): Promise<{ count: number; sizes: PageSize[] }> {
+  const program = `${psString(input)} (r) file runpdfbegin pdfpagecount dup = 2000 le { 1 1 pdfpagecount { pdfgetpage /MediaBox pget { ==only } { ([0 0 0 0]) print } ifelse ( ) = } for } if quit`;
+  const { stdout, stderr } = await gs(
+    path,
+    ['-dNODISPLAY', `--permit-file-read=${input}`, '-c', program],
+    ctx,
+  );
+  const failure = classify(stderr + stdout);
+  const count = Number(/^(\d+)\s*$/m.exec(stdout)?.[1] ?? 0);
+  if (count < 1) throw failure ?? new FileconvError('MALFORMED_DOCUMENT', 'The PDF has no pages.');
+  const sizes = [...stdout.matchAll(/^\[([-\d.]+) ([-\d.]+) ([-\d.]+) ([-\d.]+)\]/gm)].map((m, i) => ({
+    page: i + 1,
+    width: Math.abs(Number(m[3]) - Number(m[1])),
+    height: Math.abs(Number(m[4]) - Number(m[2])),
+  }));
+  return { count, sizes };
+}
+
+/** The sRGB profile ghostscript ships, for the PDF/A output intent; from its search path. */
+let iccProfile: Promise<string | undefined> | undefined;
+function findIccProfile(path: string): Promise<string | undefined> {
+  iccProfile ??= execa(path, ['-h'], { reject: false, timeout: 15_000, stdin: 'ignore' }).then((r) => {
+    const dirs = String(r.stdout ?? '')
+      .split(/\s+:?\s*|\s*:\s+/)
+      .filter((d) => d.startsWith('/'));
+    for (const dir of dirs) {
+      for (const base of [dirname(dir), dirname(dirname(dir))]) {
+        const icc = join(base, 'iccprofiles', 'default_rgb.icc');
+        if (existsSync(icc)) return icc;
+      }
+    }
+    return undefined;
+  });
+  return iccProfile;
+}
+
+/**
+ * PDF/A-2b: pdfwrite's PDF/A mode, colours to RGB, and an sRGB output intent written by a
+ * pdfmark prologue (PDF/A wants one; ghostscript does not add it by itself).
+ */
+async function pdfaArgs(path: string, ctx: StepContext): Promise<{ args: string[]; prologue?: string }> {
+  const args = [
+    '-dPDFA=2',
+    '-dPDFACompatibilityPolicy=1',
+    '-sColorConversionStrategy=RGB',
+    '-sDEVICE=pdfwrite',
+  ];
+  const icc = await findIccProfile(path);
+  if (!icc) {
+    ctx.log('ghostscript: no sRGB ICC profile found; PDF/A written without an output intent');
+    return { args };
+  }
+  const prologue = join(ctx.workDir, 'pdfa-intent.ps');
+  await writeFile(
+    prologue,
+    [
+      '%!',
+      '[/_objdef {icc_PDFA} /type /stream /OBJ pdfmark',
+      '[{icc_PDFA} << /N 3 >> /PUT pdfmark',
+      `[{icc_PDFA} ${psString(icc)} (r) file /PUT pdfmark`,
+      '[/_objdef {OutputIntent_PDFA} /type /dict /OBJ pdfmark',
+      '[{OutputIntent_PDFA} << /Type /OutputIntent /S /GTS_PDFA1 /DestOutputProfile {icc_PDFA} /OutputConditionIdentifier (sRGB) /Info (sRGB) >> /PUT pdfmark',
+      '[{Catalog} << /OutputIntents [ {OutputIntent_PDFA} ] >> /PUT pdfmark',
+      '',
+    ].join('\n'),
+  );
+  return { args: [...args, `--permit-file-read=${icc}`], prologue };
+}
+
+function rasterDevice(to: FormatId, options: ConversionOptions): string[] {
+  const dpi = `-r${options.dpi ?? DEFAULT_DPI}`;
+  if (to === 'jpg') return ['-sDEVICE=jpeg', `-dJPEGQ=${options.quality ?? 85}`, dpi, ...RASTER_ARGS];
+  return ['-sDEVICE=png16m', dpi, ...RASTER_ARGS];
+}
+
+async function nonEmpty(file: string): Promise<boolean> {
+  return stat(file).then(
+    (s) => s.size > 0,
+    () => false,
+  );
+}
+
+export default defineConverter({
+  name: 'ghostscript',
+  description: 'Ghostscript (-dSAFER): PDF/A, PostScript and EPS to PDF, PDF to PostScript, page images',
+  packages: ['ghostscript'],
+  edges,
+  concurrency: 2,
+  timeoutMs: 300_000,
+  probe: probeGs,
+  async run({ edge, input, outDir, options }, ctx) {
+    const path = findBinary(BINARY);
+    if (!path) throw new FileconvError('CONVERT_FAILED', 'gs (ghostscript) not found on PATH');
+    await assertHeader(input, edge.from);
+    // A name of our own for the input: ghostscript's --permit-file-read and PostScript strings
+    // get a plain path, whatever the caller's file was called.
+    const source = join(ctx.workDir, `input.${edge.from}`);
+    await rm(source, { force: true });
+    await symlink(input, source);
+
+    const args: string[] = [];
+    // Files run before the input (the PDF/A prologue), after -sOutputFile has opened the device.
+    const before: string[] = [];
+    let multi = false;
+    if (edge.from === 'pdf') {
+      const { count, sizes } = await pdfPages(path, source, ctx);
+      const pages = selectPages(options.pages, count);
+      if (options.pages) args.push(`-sPageList=${options.pages}`);
+      if (edge.to === 'png' || edge.to === 'jpg') {
+        checkRasterLimits(pages, sizes, options.dpi ?? DEFAULT_DPI);
+        args.push(...rasterDevice(edge.to, options));
+        multi = true;
+      }
+    }
+    if (edge.to === 'pdfa') {
+      const pdfa = await pdfaArgs(path, ctx);
+      args.push(...pdfa.args);
+      if (pdfa.prologue) before.push(pdfa.prologue);
+    } else if (edge.to === 'pdf') {
+      args.push('-sDEVICE=pdfwrite', ...(edge.from === 'eps' ? ['-dEPSCrop'] : []));
+    } else if (edge.to === 'ps') {
+      args.push('-sDEVICE=ps2write');
+    } else if (edge.to === 'png' && edge.from === 'eps') {
+      args.push('-dEPSCrop', ...rasterDevice('png', options));
+    } else if (!multi) {
+      throw new FileconvError('CONVERT_FAILED', `ghostscript cannot do ${edge.from}-${edge.to}`);
+    }
+
+    const ext = edge.to === 'pdfa' ? 'pdf' : edge.to;
+    // Run inside outDir with a relative output name: ghostscript expands % in -sOutputFile.
+    const outName = multi ? `page-%d.${ext}` : `output.${ext}`;
+    const { stdout, stderr } = await gs(
+      path,
+      [...args, `-sOutputFile=${outName}`, ...before, source],
+      ctx,
+      outDir,
+    );
+    const files = multi ? await pageFilesInOrder(outDir, ext) : [join(outDir, outName)];
+    if (files.length === 0 || !(await nonEmpty(files[0]!))) {
+      throw (
+        classify(stderr + stdout) ??
+        new FileconvError('MALFORMED_DOCUMENT', 'Ghostscript produced no output.')
+      );
+    }
+    ctx.progress(1);
+    return { files };
+  },
+});

@@ -1,0 +1,180 @@
+import { copyFile, rm, stat, symlink } from 'node:fs/promises';
+import { join } from 'node:path';
+import { execa } from 'execa';
+import {
+  type ConversionEdge,
+  defineConverter,
+  type EngineProbe,
+  edgesBetween,
+} from '../src/engine/contract.js';
+import type { ConversionOptions } from '../src/engine/options.js';
+import { packageRoot } from '../src/engine/registry.js';
+import { FileconvError } from '../src/errors/index.js';
+import { extensionOf, type FormatId } from '../src/formats/index.js';
+import { EngineProcessError, findBinary, runProcess } from '../src/run/process.js';
+
+/** The ImageMagick coder for each format; inputs and outputs always name theirs explicitly. */
+const CODERS: Record<string, string> = {
+  png: 'PNG',
+  jpg: 'JPEG',
+  gif: 'GIF',
+  tiff: 'TIFF',
+  webp: 'WEBP',
+  bmp: 'BMP',
+  ico: 'ICO',
+  psd: 'PSD',
+  heic: 'HEIC',
+};
+/** Formats sharp handles; ImageMagick is only the fallback between these. */
+const COMMON: FormatId[] = ['png', 'jpg', 'gif', 'tiff', 'webp'];
+/** Formats only ImageMagick handles here. */
+const READ_ONLY: FormatId[] = ['psd'];
+const OWN: FormatId[] = ['bmp', 'ico', 'heic'];
+const LOSSY_TARGETS = new Set<FormatId>(['jpg', 'gif', 'webp', 'heic', 'ico']);
+/** Windows icons hold at most 256 x 256 pixels. */
+const ICO_MAX = 256;
+
+function edgeProps(from: FormatId, to: FormatId): Omit<ConversionEdge, 'from' | 'to'> {
+  const fallback = COMMON.includes(from) && COMMON.includes(to);
+  return {
+    family: 'image',
+    // PSD layers are flattened into one image.
+    lossy: LOSSY_TARGETS.has(to) || from === 'psd',
+    cost: fallback ? 6 : 5,
+  };
+}
+
+const edges = edgesBetween([...COMMON, ...OWN, ...READ_ONLY], [...COMMON, ...OWN], edgeProps);
+
+/** The folder holding fileconv's policy.xml (shipped with the package). */
+export function policyDir(): string {
+  return join(packageRoot(), 'converters', 'imagemagick');
+}
+
+/** Environment for every ImageMagick run: the project's restrictive policy. */
+export function imagemagickEnv(): Record<string, string> {
+  return { MAGICK_CONFIGURE_PATH: policyDir() };
+}
+
+let found: Promise<EngineProbe> | undefined;
+
+/**
+ * Finds ImageMagick: `magick` (7), then Debian's `convert-im6.q16`, then /usr/bin/convert. Any
+ * `convert` on PATH may be another program (Windows' disk tool, a wrapper), so each candidate's
+ * -version must say ImageMagick.
+ */
+export function findImageMagick(): Promise<EngineProbe> {
+  found ??= (async () => {
+    for (const name of ['magick', 'convert-im6.q16', '/usr/bin/convert']) {
+      const path = findBinary([name]);
+      if (!path) continue;
+      const r = await execa(path, ['-version'], {
+        reject: false,
+        timeout: 15_000,
+        stdin: 'ignore',
+        all: true,
+      });
+      const m = /Version: ImageMagick (\S+)/.exec(r.all ?? '');
+      if (m) return { ok: true, path, version: m[1] };
+    }
+    return { ok: false, detail: 'no ImageMagick binary (magick, convert-im6.q16 or /usr/bin/convert) found' };
+  })();
+  return found;
+}
+
+/** -resize geometry (and -extent for cover/contain) for the width/height/fit options. */
+function resizeArgs(options: ConversionOptions, to: FormatId): string[] {
+  const { width, height, fit = 'inside' } = options;
+  if (!width && !height) return [];
+  const box = `${width ?? ''}x${height ?? ''}`;
+  if (!width || !height || fit === 'inside') return ['-resize', box];
+  if (fit === 'fill') return ['-resize', `${box}!`];
+  if (fit === 'outside') return ['-resize', `${box}^`];
+  const background = to === 'jpg' || to === 'bmp' ? 'white' : 'none';
+  const resize = fit === 'cover' ? `${box}^` : box;
+  return ['-resize', resize, '-background', background, '-gravity', 'center', '-extent', box];
+}
+
+function outputArgs(options: ConversionOptions, to: FormatId): string[] {
+  const args: string[] = [];
+  if (to === 'jpg') args.push('-background', 'white', '-alpha', 'remove', '-alpha', 'off');
+  if (to === 'ico') args.push('-resize', `${ICO_MAX}x${ICO_MAX}>`);
+  if (options.quality && (to === 'jpg' || to === 'webp' || to === 'heic'))
+    args.push('-quality', String(options.quality));
+  return args;
+}
+
+const MALFORMED =
+  /improper image header|corrupt image|insufficient image data|unexpected end-of-file|premature end|not a .* file|negative or zero image size|unable to read|no decode delegate|CorruptImage|unsupported .* format/i;
+const TOO_LARGE = /exceeds limit|resources exhausted|ResourceLimit|too large/i;
+
+function classify(e: EngineProcessError, from: FormatId): FileconvError {
+  const out = e.output;
+  if (/not allowed by the security policy/i.test(out)) {
+    return new FileconvError('CONVERT_FAILED', `ImageMagick's security policy refused the ${from} input.`, {
+      cause: e,
+    });
+  }
+  if (TOO_LARGE.test(out)) {
+    return new FileconvError('CONVERT_FAILED', 'The image is over the size limits ImageMagick runs with.', {
+      cause: e,
+    });
+  }
+  if (MALFORMED.test(out)) {
+    return new FileconvError('MALFORMED_DOCUMENT', `ImageMagick could not read the ${from} file.`, {
+      cause: e,
+    });
+  }
+  return new FileconvError('CONVERT_FAILED', e.message, { cause: e });
+}
+
+export default defineConverter({
+  name: 'imagemagick',
+  description: 'ImageMagick under a strict policy: BMP, ICO, PSD and HEIC, and a fallback for common images',
+  packages: ['imagemagick'],
+  edges,
+  concurrency: 2,
+  timeoutMs: 60_000,
+  probe: findImageMagick,
+  async run({ edge, input, outDir, options }, ctx) {
+    const probe = await findImageMagick();
+    if (!probe.ok || !probe.path)
+      throw new FileconvError('CONVERT_FAILED', probe.detail ?? 'ImageMagick not found');
+    const inCoder = CODERS[edge.from];
+    const outCoder = CODERS[edge.to];
+    if (!inCoder || !outCoder)
+      throw new FileconvError('CONVERT_FAILED', `no ImageMagick coder for ${edge.from}-${edge.to}`);
+    // Relative names in the step's own folder: ImageMagick reads characters like % and [ in file
+    // names as format and frame syntax, and the caller's paths are not ours to vet.
+    const inName = `input.${extensionOf(edge.from)}`;
+    const outName = `output.${extensionOf(edge.to)}`;
+    const link = join(ctx.workDir, inName);
+    await rm(link, { force: true });
+    await symlink(input, link);
+    const args = [
+      // The first frame: the merged image of a PSD, the first icon, page or animation frame.
+      `${inCoder}:${inName}[0]`,
+      '-auto-orient',
+      ...resizeArgs(options, edge.to),
+      ...outputArgs(options, edge.to),
+      `${outCoder}:${outName}`,
+    ];
+    try {
+      await runProcess(probe.path, args, ctx, { env: imagemagickEnv() });
+    } catch (e) {
+      throw e instanceof EngineProcessError ? classify(e, edge.from) : e;
+    }
+    const produced = join(ctx.workDir, outName);
+    const size = await stat(produced).then(
+      (s) => s.size,
+      () => 0,
+    );
+    if (size === 0)
+      throw new FileconvError('MALFORMED_DOCUMENT', `ImageMagick wrote no image from the ${edge.from} file.`);
+    const output = join(outDir, outName);
+    await copyFile(produced, output);
+    await rm(produced, { force: true });
+    ctx.progress(1);
+    return { files: [output] };
+  },
+});

@@ -1,0 +1,177 @@
+import { copyFile, mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { type ConversionEdge, defineConverter, edgesBetween } from '../src/engine/contract.js';
+import type { ConversionOptions } from '../src/engine/options.js';
+import { FileconvError } from '../src/errors/index.js';
+import { extensionOf, type FormatId } from '../src/formats/index.js';
+import { findBinary, probeBinary, runProcess } from '../src/run/process.js';
+import { convertThroughPool } from './libreoffice/convert.js';
+import { isPasswordProtected } from './office/encryption.js';
+import { createLockedProfile } from './office/profile.js';
+
+type Module = 'writer' | 'calc' | 'impress';
+
+// CSV filter options: separator (44 comma, 9 tab), text delimiter 34 ("), charset 76 (UTF-8), first
+// line 1; on export the rest asks for quotes only where needed and cells as shown.
+const csvOptions = (separator: number) => `${separator},34,76,1,,0,false,true,true,false,false`;
+
+/** Import filters named explicitly, so LibreOffice never falls back to reading a damaged file as text. */
+const IMPORT: Record<string, { module: Module; filter: string }> = {
+  doc: { module: 'writer', filter: 'MS Word 97' },
+  docx: { module: 'writer', filter: 'MS Word 2007 XML' },
+  odt: { module: 'writer', filter: 'writer8' },
+  rtf: { module: 'writer', filter: 'Rich Text Format' },
+  txt: { module: 'writer', filter: 'Text (encoded):UTF8' },
+  html: { module: 'writer', filter: 'HTML (StarWriter)' },
+  xls: { module: 'calc', filter: 'MS Excel 97' },
+  xlsx: { module: 'calc', filter: 'Calc MS Excel 2007 XML' },
+  ods: { module: 'calc', filter: 'calc8' },
+  csv: { module: 'calc', filter: `Text - txt - csv (StarCalc):${csvOptions(44)}` },
+  tsv: { module: 'calc', filter: `Text - txt - csv (StarCalc):${csvOptions(9)}` },
+  ppt: { module: 'impress', filter: 'MS PowerPoint 97' },
+  pptx: { module: 'impress', filter: 'Impress MS PowerPoint 2007 XML' },
+  odp: { module: 'impress', filter: 'impress8' },
+};
+
+const EXPORT: Record<Module, Partial<Record<FormatId, string>>> = {
+  writer: {
+    pdf: 'writer_pdf_Export',
+    doc: 'MS Word 97',
+    docx: 'MS Word 2007 XML',
+    odt: 'writer8',
+    rtf: 'Rich Text Format',
+    html: 'HTML (StarWriter)',
+    txt: 'Text (encoded):UTF8',
+  },
+  calc: {
+    pdf: 'calc_pdf_Export',
+    xls: 'MS Excel 97',
+    xlsx: 'Calc MS Excel 2007 XML',
+    ods: 'calc8',
+    csv: `Text - txt - csv (StarCalc):${csvOptions(44)}`,
+    tsv: `Text - txt - csv (StarCalc):${csvOptions(9)}`,
+  },
+  impress: {
+    pdf: 'impress_pdf_Export',
+    ppt: 'MS PowerPoint 97',
+    pptx: 'Impress MS PowerPoint 2007 XML',
+    odp: 'impress8',
+  },
+};
+
+/*
+ * Lossy rule. Formats get a rank by how much of their family's document model they hold: the full
+ * office formats (doc/docx/odt, xls/xlsx/ods, ppt/pptx/odp) 2, rtf and html 1, txt/csv/tsv 0. A
+ * step is lossy when the target ranks below the source, or when both are different reduced models
+ * (rtf to html). PDF is a faithful rendering of the document, so office to pdf is not lossy.
+ */
+const RANK: Partial<Record<FormatId, number>> = { rtf: 1, html: 1, txt: 0, csv: 0, tsv: 0 };
+const rank = (f: FormatId) => RANK[f] ?? 2;
+const isLossy = (from: FormatId, to: FormatId) =>
+  to !== 'pdf' && (rank(to) < rank(from) || (rank(to) === 1 && rank(from) === 1));
+
+const COST = 20;
+
+function familyEdges(
+  sources: FormatId[],
+  targets: FormatId[],
+  family: (from: FormatId) => ConversionEdge['family'],
+) {
+  return edgesBetween(sources, targets, (from, to) => ({
+    family: family(from),
+    lossy: isLossy(from, to),
+    cost: COST,
+  }));
+}
+
+const WRITER_FORMATS: FormatId[] = ['doc', 'docx', 'odt', 'rtf', 'txt', 'html'];
+const CALC_FORMATS: FormatId[] = ['xls', 'xlsx', 'ods', 'csv', 'tsv'];
+const IMPRESS_FORMATS: FormatId[] = ['ppt', 'pptx', 'odp'];
+
+const EDGES: ConversionEdge[] = [
+  ...familyEdges(WRITER_FORMATS, [...WRITER_FORMATS, 'pdf'], (from) =>
+    from === 'txt' ? 'text' : 'document',
+  ),
+  ...familyEdges(CALC_FORMATS, [...CALC_FORMATS, 'pdf'], () => 'spreadsheet'),
+  ...familyEdges(IMPRESS_FORMATS, [...IMPRESS_FORMATS, 'pdf'], () => 'presentation'),
+];
+
+/** PDF export options LibreOffice takes as JSON after the filter name (7.4 and later). */
+function pdfExportOptions(options: ConversionOptions): string {
+  const props: Record<string, { type: string; value: string }> = {};
+  if (options.pages) props.PageRange = { type: 'string', value: options.pages };
+  if (options.quality) props.Quality = { type: 'long', value: String(options.quality) };
+  return Object.keys(props).length ? `:${JSON.stringify(props)}` : '';
+}
+
+const UTF8_BOM = Buffer.from([0xef, 0xbb, 0xbf]);
+
+async function stripBom(path: string): Promise<void> {
+  const bytes = await readFile(path);
+  if (bytes.subarray(0, 3).equals(UTF8_BOM)) await writeFile(path, bytes.subarray(3));
+}
+
+export default defineConverter({
+  name: 'libreoffice',
+  description: 'LibreOffice headless: word processing, spreadsheet and presentation files, and PDF export',
+  packages: ['libreoffice-writer', 'libreoffice-calc', 'libreoffice-impress'],
+  edges: EDGES,
+  concurrency: 2,
+  timeoutMs: 120_000,
+  probe: () => probeBinary(['soffice', 'libreoffice'], ['--version'], /LibreOffice (\d[\d.]*)/),
+  async run({ edge, input, outDir, options }, ctx) {
+    const soffice = findBinary(['soffice', 'libreoffice']);
+    if (!soffice) throw new FileconvError('CONVERT_FAILED', 'LibreOffice (soffice) is not installed.');
+    const source = IMPORT[edge.from];
+    const exportFilter = source && EXPORT[source.module][edge.to];
+    if (!source || !exportFilter)
+      throw new FileconvError('CONVERT_FAILED', `LibreOffice cannot convert ${edge.from} to ${edge.to}.`);
+    if (await isPasswordProtected(input)) throw new FileconvError('ENCRYPTED_DOCUMENT');
+
+    // LibreOffice names the output after the input, and picks behaviour by extension too.
+    const named = join(ctx.workDir, `input.${extensionOf(edge.from)}`);
+    await copyFile(input, named);
+    const pooledOutput = join(outDir, `output.${extensionOf(edge.to)}`);
+    const pooled = { input: named, output: pooledOutput, importFilter: source.filter, exportFilter };
+    if (await convertThroughPool({ ...pooled, pdfOptions: edge.to === 'pdf' ? options : undefined }, ctx)) {
+      if (edge.to === 'txt') await stripBom(pooledOutput);
+      ctx.progress(1);
+      return { files: [pooledOutput] };
+    }
+    const profile = await createLockedProfile(join(ctx.workDir, 'profile'));
+    const sofficeOut = join(ctx.workDir, 'out');
+    await mkdir(sofficeOut, { recursive: true });
+    const target = `${extensionOf(edge.to)}:${exportFilter}${edge.to === 'pdf' ? pdfExportOptions(options) : ''}`;
+    ctx.progress(0.05);
+    ctx.log(`libreoffice ${source.filter} -> ${exportFilter}`);
+    const { stderr } = await runProcess(
+      soffice,
+      [
+        '--headless',
+        '--norestore',
+        '--nologo',
+        '--nodefault',
+        '--nolockcheck',
+        `-env:UserInstallation=${profile}`,
+        `--infilter=${source.filter}`,
+        '--convert-to',
+        target,
+        '--outdir',
+        sofficeOut,
+        named,
+      ],
+      ctx,
+    );
+    const produced = (await readdir(sofficeOut)).find((f) => f.startsWith('input.'));
+    // soffice exits 0 even when it could not open the input; the missing output tells.
+    if (!produced || (await stat(join(sofficeOut, produced))).size === 0) {
+      if (/could not be loaded/i.test(stderr)) throw new FileconvError('MALFORMED_DOCUMENT');
+      throw new FileconvError('CONVERT_FAILED', `LibreOffice wrote no output: ${stderr.trim().slice(-300)}`);
+    }
+    const output = join(outDir, `output.${extensionOf(edge.to)}`);
+    await copyFile(join(sofficeOut, produced), output);
+    if (edge.to === 'txt') await stripBom(output);
+    ctx.progress(1);
+    return { files: [output] };
+  },
+});

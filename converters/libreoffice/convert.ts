@@ -1,0 +1,57 @@
+import type { StepContext } from '../../src/engine/contract.js';
+import type { ConversionOptions } from '../../src/engine/options.js';
+import { convertWithPool, officePoolAvailable } from './pool.js';
+
+/**
+ * The converter's door to the pool: takes filters the way `soffice --convert-to` spells them
+ * (`name:options`) and answers false when the pool cannot run here, so the caller goes one-shot.
+ */
+
+export interface PooledConversion {
+  input: string;
+  output: string;
+  /** Import filter as `--infilter` takes it, e.g. `Text - txt - csv (StarCalc):44,34,76,1`. */
+  importFilter: string;
+  /** Export filter as `--convert-to` takes it after the extension, e.g. `Text (encoded):UTF8`. */
+  exportFilter: string;
+  /** For PDF export: the pages and quality options, passed as the filter's FilterData. */
+  pdfOptions?: ConversionOptions;
+}
+
+/** `name:options` split at the first colon (filter names hold none; CSV options hold no colon). */
+export function splitFilter(spec: string): { name: string; options?: string } {
+  const colon = spec.indexOf(':');
+  return colon < 0 ? { name: spec } : { name: spec.slice(0, colon), options: spec.slice(colon + 1) };
+}
+
+function pdfFilterData(options: ConversionOptions): Record<string, string | number> | undefined {
+  const data: Record<string, string | number> = {};
+  if (options.pages) data.PageRange = options.pages;
+  if (options.quality) data.Quality = options.quality;
+  return Object.keys(data).length ? data : undefined;
+}
+
+/** Converts through the warm pool; false (and a timeline line saying why) when the pool is unavailable. */
+export async function convertThroughPool(job: PooledConversion, ctx: StepContext): Promise<boolean> {
+  const available = await officePoolAvailable();
+  if (!available.ok) {
+    ctx.log(`libreoffice pool unavailable (${available.reason}); using one-shot soffice`);
+    return false;
+  }
+  const from = splitFilter(job.importFilter);
+  const to = splitFilter(job.exportFilter);
+  ctx.log(`libreoffice (warm pool) ${from.name} -> ${to.name}`);
+  await convertWithPool({
+    input: job.input,
+    output: job.output,
+    inputFilter: from.name,
+    inputFilterOptions: from.options,
+    filter: to.name,
+    filterOptions: to.options,
+    filterData: job.pdfOptions ? pdfFilterData(job.pdfOptions) : undefined,
+    timeoutMs: ctx.timeoutMs,
+    signal: ctx.signal,
+    log: ctx.log,
+  });
+  return true;
+}

@@ -1,0 +1,170 @@
+"""Drives one long-lived headless LibreOffice over UNO, one conversion at a time.
+
+Started by the pool next to its soffice process. Speaks JSON lines:
+  stdout, once:   {"ready": true} or {"ready": false, "error": "..."}
+  stdin, each:    {"id", "input", "output", "filter", "filterOptions"?, "inputFilter"?,
+                   "inputFilterOptions"?, "filterData"?}
+  stdout, each:   {"id", "ok": true} or {"id", "ok": false, "kind", "error"}
+kind is "load" (the document could not be read), "store" (it could not be written),
+"disconnected" (the office went away) or "request" (a bad request line).
+When stdin closes (the pool or its process died) the office process group is killed and the
+instance folder removed, so no soffice outlives its owner.
+"""
+
+import argparse
+import json
+import os
+import shutil
+import signal
+import sys
+import time
+
+import uno
+from com.sun.star.beans import PropertyValue
+from com.sun.star.connection import NoConnectException
+from com.sun.star.lang import DisposedException
+from com.sun.star.uno import RuntimeException
+
+# com.sun.star.document.MacroExecMode.NEVER_EXECUTE and UpdateDocMode.NO_UPDATE: documents come
+# from strangers, so nothing in them runs and no link is followed while loading.
+NEVER_EXECUTE = 0
+NO_UPDATE = 0
+
+
+def prop(name, value):
+    p = PropertyValue()
+    p.Name = name
+    p.Value = value
+    return p
+
+
+def reply(message):
+    sys.stdout.write(json.dumps(message) + "\n")
+    sys.stdout.flush()
+
+
+def connect(pipe, timeout_s):
+    local = uno.getComponentContext()
+    resolver = local.ServiceManager.createInstanceWithContext(
+        "com.sun.star.bridge.UnoUrlResolver", local
+    )
+    url = "uno:pipe,name=%s;urp;StarOffice.ComponentContext" % pipe
+    deadline = time.monotonic() + timeout_s
+    while True:
+        try:
+            ctx = resolver.resolve(url)
+            return ctx.ServiceManager.createInstanceWithContext("com.sun.star.frame.Desktop", ctx)
+        except NoConnectException:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.05)
+
+
+def filter_data(values):
+    """FilterData as the PDF export wants it: a sequence of typed PropertyValues."""
+    props = tuple(prop(k, v) for k, v in values.items())
+    return uno.Any("[]com.sun.star.beans.PropertyValue", props)
+
+
+def is_disconnect(error):
+    text = type(error).__name__ + str(error)
+    return isinstance(error, DisposedException) or "Binary URP bridge" in text or "disposed" in text
+
+
+def convert(desktop, req):
+    load_props = [
+        prop("Hidden", True),
+        prop("ReadOnly", True),
+        prop("MacroExecutionMode", NEVER_EXECUTE),
+        prop("UpdateDocMode", NO_UPDATE),
+    ]
+    if req.get("inputFilter"):
+        load_props.append(prop("FilterName", req["inputFilter"]))
+    if req.get("inputFilterOptions"):
+        load_props.append(prop("FilterOptions", req["inputFilterOptions"]))
+    in_url = uno.systemPathToFileUrl(os.path.abspath(req["input"]))
+    out_url = uno.systemPathToFileUrl(os.path.abspath(req["output"]))
+    try:
+        doc = desktop.loadComponentFromURL(in_url, "_blank", 0, tuple(load_props))
+    except Exception as e:  # noqa: BLE001 - UNO raises IOException, IllegalArgumentException, ...
+        if is_disconnect(e):
+            raise
+        return {"ok": False, "kind": "load", "error": "could not load: %s" % (e.Message if hasattr(e, "Message") else e)}
+    if doc is None:
+        return {"ok": False, "kind": "load", "error": "could not load the document"}
+    try:
+        store_props = [prop("FilterName", req["filter"]), prop("Overwrite", True)]
+        if req.get("filterOptions"):
+            store_props.append(prop("FilterOptions", req["filterOptions"]))
+        if req.get("filterData"):
+            store_props.append(prop("FilterData", filter_data(req["filterData"])))
+        try:
+            doc.storeToURL(out_url, tuple(store_props))
+        except Exception as e:  # noqa: BLE001
+            if is_disconnect(e):
+                raise
+            return {"ok": False, "kind": "store", "error": "could not store: %s" % (e.Message if hasattr(e, "Message") else e)}
+        return {"ok": True}
+    finally:
+        try:
+            doc.close(True)
+        except Exception:  # noqa: BLE001 - a document that will not close is disposed instead
+            try:
+                doc.dispose()
+            except Exception:  # noqa: BLE001
+                pass
+
+
+def kill_office(pgid, home):
+    if pgid > 0:
+        try:
+            os.killpg(pgid, signal.SIGKILL)
+        except OSError:
+            pass
+    if home:
+        shutil.rmtree(home, ignore_errors=True)
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--pipe", required=True)
+    parser.add_argument("--pgid", type=int, default=0)
+    parser.add_argument("--connect-timeout", type=float, default=60.0)
+    parser.add_argument("--home", default="", help="the instance folder, removed on the way out")
+    args = parser.parse_args()
+    try:
+        desktop = connect(args.pipe, args.connect_timeout)
+    except Exception as e:  # noqa: BLE001
+        reply({"ready": False, "error": "could not connect to LibreOffice: %s" % e})
+        kill_office(args.pgid, args.home)
+        return 1
+    reply({"ready": True})
+    for line in sys.stdin:
+        line = line.strip()
+        if not line:
+            continue
+        try:
+            req = json.loads(line)
+            rid = req["id"]
+        except (ValueError, KeyError, TypeError) as e:
+            reply({"id": None, "ok": False, "kind": "request", "error": "bad request: %s" % e})
+            continue
+        try:
+            result = convert(desktop, req)
+        except (DisposedException, RuntimeException) as e:
+            reply({"id": rid, "ok": False, "kind": "disconnected", "error": "LibreOffice went away: %s" % e})
+            break
+        except Exception as e:  # noqa: BLE001
+            kind = "disconnected" if is_disconnect(e) else "store"
+            reply({"id": rid, "ok": False, "kind": kind, "error": str(e)})
+            if kind == "disconnected":
+                break
+            continue
+        result["id"] = rid
+        reply(result)
+    kill_office(args.pgid, args.home)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

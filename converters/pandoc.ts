@@ -1,0 +1,105 @@
+import { join } from 'node:path';
+import { type ConversionEdge, defineConverter, edgesBetween } from '../src/engine/contract.js';
+import { FileconvError } from '../src/errors/index.js';
+import { extensionOf, type FormatId } from '../src/formats/index.js';
+import { EngineProcessError, findBinary, probeBinary, runProcess } from '../src/run/process.js';
+import { isPasswordProtected } from './office/encryption.js';
+
+const READERS: Partial<Record<FormatId, string>> = {
+  md: 'markdown',
+  html: 'html',
+  docx: 'docx',
+  odt: 'odt',
+  epub: 'epub',
+  rst: 'rst',
+  tex: 'latex',
+};
+
+/*
+ * Writers run with --sandbox, which keeps readers and writers from touching any file or URL the
+ * document names. Debian's pandoc 2.x is built without embedded data files, and in the sandbox the
+ * docx and epub writers then cannot reach their own templates (they fail with "Could not find data
+ * file"), so those two are left to LibreOffice and calibre. odt works when handed its reference
+ * document explicitly.
+ */
+const WRITERS: Partial<Record<FormatId, { writer: string; standalone: boolean }>> = {
+  md: { writer: 'markdown', standalone: false },
+  html: { writer: 'html', standalone: true },
+  odt: { writer: 'odt', standalone: false },
+  rst: { writer: 'rst', standalone: false },
+  tex: { writer: 'latex', standalone: true },
+  txt: { writer: 'plain', standalone: false },
+  rtf: { writer: 'rtf', standalone: true },
+};
+
+const FAMILY: Partial<Record<FormatId, ConversionEdge['family']>> = {
+  md: 'text',
+  rst: 'text',
+  tex: 'text',
+  html: 'document',
+  docx: 'document',
+  odt: 'document',
+  epub: 'ebook',
+};
+
+/*
+ * Lossy rule: pandoc goes through its own document tree. Markdown and reStructuredText map onto
+ * that tree whole, so from them to any structured target nothing is lost. Everything else is
+ * lossy: docx/odt/html/epub carry styling the tree has no room for, LaTeX carries macros pandoc
+ * only partly understands, and plain text drops all markup.
+ */
+const isLossy = (from: FormatId, to: FormatId) => to === 'txt' || !(from === 'md' || from === 'rst');
+
+const EDGES = edgesBetween(
+  Object.keys(READERS) as FormatId[],
+  Object.keys(WRITERS) as FormatId[],
+  (from, to) => ({ family: FAMILY[from] ?? 'text', lossy: isLossy(from, to), cost: 5 }),
+);
+
+/** Failures that mean pandoc could not read the input at all. */
+const UNREADABLE =
+  /couldn't unpack|could not unzip|couldn't extract|did not find end of central directory|Error at .*line \d+|Cannot decode byte|Invalid UTF-8/i;
+
+const CONTAINERS = new Set<FormatId>(['docx', 'odt', 'epub']);
+
+export default defineConverter({
+  name: 'pandoc',
+  description: 'pandoc (sandboxed): markup and document formats through one document tree',
+  packages: ['pandoc'],
+  edges: EDGES,
+  concurrency: 2,
+  timeoutMs: 120_000,
+  probe: () => probeBinary(['pandoc'], ['--version'], /pandoc (\d[\d.]*)/),
+  async run({ edge, input, outDir }, ctx) {
+    const pandoc = findBinary(['pandoc']);
+    if (!pandoc) throw new FileconvError('CONVERT_FAILED', 'pandoc is not installed.');
+    const reader = READERS[edge.from];
+    const writer = WRITERS[edge.to];
+    if (!reader || !writer)
+      throw new FileconvError('CONVERT_FAILED', `pandoc cannot convert ${edge.from} to ${edge.to}.`);
+    if (CONTAINERS.has(edge.from) && (await isPasswordProtected(input)))
+      throw new FileconvError('ENCRYPTED_DOCUMENT');
+
+    const output = join(outDir, `output.${extensionOf(edge.to)}`);
+    const args = ['--sandbox', '-f', reader, '-t', writer.writer, '-o', output];
+    if (writer.standalone) args.push('-s');
+    if (edge.to === 'odt') {
+      // Printing pandoc's own default file reads no user input, so it runs outside the sandbox.
+      const reference = join(ctx.workDir, 'reference.odt');
+      await runProcess(pandoc, ['-o', reference, '--print-default-data-file', 'reference.odt'], ctx);
+      args.push('--reference-doc', reference);
+    }
+    args.push('--', input);
+    ctx.progress(0.1);
+    try {
+      await runProcess(pandoc, args, ctx);
+    } catch (e) {
+      if (e instanceof EngineProcessError && (CONTAINERS.has(edge.from) || UNREADABLE.test(e.output))) {
+        throw new FileconvError('MALFORMED_DOCUMENT', undefined, { cause: e });
+      }
+      throw e;
+    }
+    ctx.progress(1);
+    return { files: [output] };
+  },
+});

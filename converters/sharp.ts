@@ -1,0 +1,206 @@
+import { readFile, stat } from 'node:fs/promises';
+import { availableParallelism } from 'node:os';
+import { join } from 'node:path';
+import sharp, { type FormatEnum, type Metadata, type Sharp, type SharpOptions } from 'sharp';
+import {
+  type ConversionEdge,
+  defineConverter,
+  edgesBetween,
+  type StepContext,
+} from '../src/engine/contract.js';
+import type { ConversionOptions } from '../src/engine/options.js';
+import { FileconvError } from '../src/errors/index.js';
+import { extensionOf, type FormatId } from '../src/formats/index.js';
+import { pdfImageFromFile, writeImagesPdf } from './_image-pdf.js';
+
+/** sharp's name for each format, and the file suffix its loader must claim. */
+const SHARP_FORMATS: Record<string, { name: keyof FormatEnum; suffix: string }> = {
+  png: { name: 'png', suffix: '.png' },
+  jpg: { name: 'jpeg', suffix: '.jpg' },
+  webp: { name: 'webp', suffix: '.webp' },
+  avif: { name: 'heif', suffix: '.avif' },
+  tiff: { name: 'tiff', suffix: '.tiff' },
+  gif: { name: 'gif', suffix: '.gif' },
+  svg: { name: 'svg', suffix: '.svg' },
+};
+
+/**
+ * Whether this libvips build reads (and, for `write`, writes) a format. The prebuilt one reads HEIF
+ * only as AVIF (no HEVC decoder), which is why HEIC is not in the lists at all.
+ */
+function supported(id: FormatId, write: boolean): boolean {
+  const f = SHARP_FORMATS[id];
+  if (!f) return false;
+  const info = sharp.format[f.name];
+  if (!info?.input.file || !(info.input.fileSuffix ?? []).includes(f.suffix)) return false;
+  return !write || info.output.file;
+}
+
+/** Raster formats this libvips build reads and writes. */
+const RASTER: FormatId[] = ['png', 'jpg', 'webp', 'avif', 'tiff', 'gif'].filter((id) => supported(id, true));
+const SVG: FormatId[] = supported('svg', false) ? ['svg'] : [];
+/** Targets that throw information away: lossy codecs and palette GIF. */
+const LOSSY_TARGETS = new Set<FormatId>(['jpg', 'webp', 'avif', 'gif']);
+/** Decoding refuses images over this many pixels, checked from the header before decoding. */
+export const MAX_INPUT_PIXELS = 50_000_000;
+/** SVG sources are read into memory (so they cannot reach files next to them); cap their size. */
+const MAX_SVG_BYTES = 20 * 1024 * 1024;
+/** Pages of a multi-page TIFF put into one PDF. */
+const MAX_PDF_PAGES = 500;
+
+// No cache (a server converts each file once), and libvips threads per image kept to half the cores
+// since the registry already runs conversions side by side.
+sharp.cache(false);
+sharp.concurrency(Math.max(1, Math.floor(availableParallelism() / 2)));
+
+const edges: ConversionEdge[] = [
+  ...edgesBetween(RASTER, RASTER, (_from, to) => ({
+    family: 'image',
+    lossy: LOSSY_TARGETS.has(to),
+    cost: 2,
+  })),
+  ...edgesBetween(RASTER, ['pdf'], { family: 'image', lossy: false, cost: 3 }),
+  // rsvg-convert is the SVG engine; libvips renders with librsvg too and is the fallback.
+  ...edgesBetween(SVG, RASTER, (_from, to) => ({
+    family: 'image',
+    lossy: true,
+    cost: LOSSY_TARGETS.has(to) ? 5 : 4,
+  })),
+];
+
+function isMalformed(message: string): boolean {
+  return /unsupported image format|corrupt|premature|truncat|not a|invalid|bad |load|read error|header|XML parse/i.test(
+    message,
+  );
+}
+
+async function readHeader(
+  input: string | Buffer,
+  from: FormatId,
+  inputOptions: SharpOptions,
+): Promise<Metadata> {
+  try {
+    // Only the header is read here, so the pixel limit is off for this call and checked below.
+    return await sharp(input, { ...inputOptions, limitInputPixels: false }).metadata();
+  } catch (e) {
+    throw new FileconvError(
+      'MALFORMED_DOCUMENT',
+      `sharp could not read the ${from} file: ${(e as Error).message}`,
+      {
+        cause: e,
+      },
+    );
+  }
+}
+
+function checkPixelLimit(meta: Metadata): void {
+  const w = meta.width ?? 0;
+  const h = meta.pageHeight ?? meta.height ?? 0;
+  if (w * h > MAX_INPUT_PIXELS) {
+    throw new FileconvError(
+      'CONVERT_FAILED',
+      `The image is ${w} x ${h} pixels (${Math.round((w * h) / 1e6)} megapixels), over the limit of ${MAX_INPUT_PIXELS / 1e6} megapixels.`,
+    );
+  }
+}
+
+function encode(image: Sharp, to: FormatId, options: ConversionOptions): Sharp {
+  const quality = options.quality;
+  switch (to) {
+    case 'jpg':
+      // JPEG has no alpha: put transparent areas on white rather than black.
+      return image.flatten({ background: '#ffffff' }).jpeg({ quality: quality ?? 85 });
+    case 'png':
+      return image.png();
+    case 'webp':
+      return image.webp({ quality: quality ?? 80 });
+    case 'avif':
+      return image.avif({ quality: quality ?? 50 });
+    case 'tiff':
+      return image.tiff({ compression: 'deflate' });
+    case 'gif':
+      return image.gif();
+    default:
+      throw new FileconvError('CONVERT_FAILED', `sharp cannot write ${to}`);
+  }
+}
+
+function resize(image: Sharp, options: ConversionOptions): Sharp {
+  if (!options.width && !options.height) return image;
+  return image.resize({ width: options.width, height: options.height, fit: options.fit ?? 'inside' });
+}
+
+async function toPdf(input: string, meta: Metadata, output: string, ctx: StepContext): Promise<void> {
+  // Every page of a TIFF becomes a PDF page; other formats give their first frame.
+  const frames = meta.format === 'tiff' ? Math.min(meta.pages ?? 1, MAX_PDF_PAGES) : 1;
+  const images = [];
+  for (let page = 0; page < frames; page++) {
+    images.push(await pdfImageFromFile(input, { page, limitInputPixels: MAX_INPUT_PIXELS }));
+    ctx.progress((page + 1) / (frames + 1));
+  }
+  await writeImagesPdf(images, output);
+}
+
+export default defineConverter({
+  name: 'sharp',
+  description: 'libvips through sharp, in-process: fast raster image conversion and resizing',
+  packages: [],
+  edges,
+  concurrency: 2,
+  async probe() {
+    return {
+      ok: true,
+      version: `sharp ${sharp.versions.sharp} (libvips ${sharp.versions.vips})`,
+      path: 'sharp',
+    };
+  },
+  async run({ edge, input, outDir, options }, ctx) {
+    const output = join(outDir, `output.${extensionOf(edge.to)}`);
+    let source: string | Buffer = input;
+    const inputOptions: SharpOptions = { limitInputPixels: MAX_INPUT_PIXELS };
+    if (edge.from === 'svg') {
+      if ((await stat(input)).size > MAX_SVG_BYTES) {
+        throw new FileconvError(
+          'CONVERT_FAILED',
+          `SVG files over ${MAX_SVG_BYTES / 1024 / 1024} MB are not rendered.`,
+        );
+      }
+      // From memory librsvg has no base folder, so the SVG cannot pull in files beside it.
+      source = await readFile(input);
+      // SVG user units are 1/96 inch; libvips' density counts 72 per inch.
+      inputOptions.density = ((options.dpi ?? 96) * 72) / 96;
+    }
+    const meta = await readHeader(
+      source,
+      edge.from,
+      edge.from === 'svg' ? { density: inputOptions.density } : {},
+    );
+    checkPixelLimit(meta);
+    if (ctx.signal.aborted) throw new FileconvError('CONVERT_FAILED', 'The conversion was cancelled.');
+    try {
+      if (edge.to === 'pdf') {
+        await toPdf(input, meta, output, ctx);
+      } else {
+        const image = sharp(source, inputOptions)
+          .rotate()
+          .timeout({ seconds: Math.max(1, Math.ceil(ctx.timeoutMs / 1000)) });
+        await encode(resize(image, options), edge.to, options).toFile(output);
+      }
+    } catch (e) {
+      if (e instanceof FileconvError) throw e;
+      const message = (e as Error).message;
+      if (isMalformed(message)) {
+        throw new FileconvError(
+          'MALFORMED_DOCUMENT',
+          `sharp could not decode the ${edge.from} file: ${message}`,
+          {
+            cause: e,
+          },
+        );
+      }
+      throw e;
+    }
+    ctx.progress(1);
+    return { files: [output] };
+  },
+});

@@ -1,0 +1,252 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import ExcelJS from 'exceljs';
+import { XMLParser } from 'fast-xml-parser';
+import Papa from 'papaparse';
+import { parse as parseToml } from 'smol-toml';
+import { describe, expect, it } from 'vitest';
+import { parse as parseYaml } from 'yaml';
+import yazl from 'yazl';
+import data from '../../converters/data.js';
+import { runStep, stepContext, tempDir } from '../helpers/step.js';
+
+const FORMATS = ['json', 'yaml', 'toml', 'xml', 'jsonl', 'csv', 'tsv', 'xlsx'];
+
+const RECORDS = [
+  { name: 'Ada', age: 36, city: 'London' },
+  { name: 'Grace, "Amazing"', age: 85, city: 'New York' },
+];
+
+function sample(name: string, content: string | Buffer): string {
+  const path = join(tempDir(), name);
+  writeFileSync(path, content);
+  return path;
+}
+
+/** The source text of RECORDS in each text format. */
+const RECORD_SOURCES: Record<string, string> = {
+  json: JSON.stringify(RECORDS),
+  yaml: '- name: Ada\n  age: 36\n  city: London\n- name: Grace, "Amazing"\n  age: 85\n  city: New York\n',
+  toml: 'rows = [\n  { name = "Ada", age = 36, city = "London" },\n  { name = \'Grace, "Amazing"\', age = 85, city = "New York" },\n]\n',
+  xml: '<?xml version="1.0"?>\n<rows><row><name>Ada</name><age>36</age><city>London</city></row><row><name>Grace, "Amazing"</name><age>85</age><city>New York</city></row></rows>\n',
+  jsonl: RECORDS.map((r) => JSON.stringify(r)).join('\n'),
+  csv: 'name,age,city\nAda,36,London\n"Grace, ""Amazing""",85,New York\n',
+  tsv: 'name\tage\tcity\nAda\t36\tLondon\nGrace, "Amazing"\t85\tNew York\n',
+};
+
+async function xlsxSample(): Promise<string> {
+  const wb = new ExcelJS.Workbook();
+  const ws = wb.addWorksheet('People');
+  ws.addRow(['name', 'age', 'city']);
+  for (const r of RECORDS) ws.addRow([r.name, r.age, r.city]);
+  const path = join(tempDir(), 'in.xlsx');
+  await wb.xlsx.writeFile(path);
+  return path;
+}
+
+/** Descends single-key wrappers (`{ rows: [...] }`, XML's `<rows><row>`) to the list inside. */
+function unwrap(value: unknown): Record<string, unknown>[] {
+  let v = value;
+  while (v && typeof v === 'object' && !Array.isArray(v) && Object.keys(v).length === 1)
+    v = Object.values(v)[0];
+  if (!Array.isArray(v)) throw new Error(`no list in ${JSON.stringify(value)}`);
+  return v;
+}
+
+/** Reads an output back into records with independent parsers, to check the content survived. */
+async function readRecords(format: string, file: string): Promise<Record<string, unknown>[]> {
+  if (format === 'xlsx') {
+    const wb = new ExcelJS.Workbook();
+    await wb.xlsx.readFile(file);
+    const ws = wb.worksheets[0]!;
+    expect([1, 2, 3].map((c) => ws.getCell(1, c).value)).toEqual(['name', 'age', 'city']);
+    const rows: Record<string, unknown>[] = [];
+    for (let r = 2; r <= ws.rowCount; r++) {
+      rows.push({ name: ws.getCell(r, 1).value, age: ws.getCell(r, 2).value, city: ws.getCell(r, 3).value });
+    }
+    return rows;
+  }
+  const text = readFileSync(file, 'utf8');
+  switch (format) {
+    case 'json':
+      return unwrap(JSON.parse(text));
+    case 'yaml':
+      return unwrap(parseYaml(text));
+    case 'toml':
+      return unwrap(parseToml(text));
+    case 'jsonl':
+      return text
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l));
+    case 'xml':
+      return unwrap(new XMLParser({ ignoreDeclaration: true }).parse(text));
+    case 'csv':
+    case 'tsv':
+      return Papa.parse<Record<string, unknown>>(text, {
+        header: true,
+        delimiter: format === 'csv' ? ',' : '\t',
+        skipEmptyLines: true,
+      }).data;
+  }
+  throw new Error(format);
+}
+
+describe('data converter', () => {
+  it('declares every pair among its formats with the right family', () => {
+    expect(data.edges).toHaveLength(FORMATS.length * (FORMATS.length - 1));
+    expect(data.edges.find((e) => e.from === 'csv' && e.to === 'json')?.family).toBe('spreadsheet');
+    expect(data.edges.find((e) => e.from === 'jsonl' && e.to === 'csv')?.family).toBe('data');
+    expect(data.edges.find((e) => e.from === 'json' && e.to === 'yaml')?.lossy).toBe(false);
+    expect(data.edges.find((e) => e.from === 'xlsx' && e.to === 'csv')?.lossy).toBe(true);
+  });
+
+  it('probes with library versions', async () => {
+    const p = await data.probe();
+    expect(p.ok).toBe(true);
+    expect(p.version).toMatch(/yaml \d/);
+  });
+
+  const pairs = FORMATS.flatMap((from) =>
+    FORMATS.filter((to) => to !== from).map((to) => [from, to] as const),
+  );
+  it.each(pairs)('converts a list of records from %s to %s', async (from, to) => {
+    const input = from === 'xlsx' ? await xlsxSample() : sample(`in.${from}`, RECORD_SOURCES[from]!);
+    const { files } = await runStep(data, from, to, input);
+    expect(files).toHaveLength(1);
+    const rows = await readRecords(to, files[0]!);
+    // Text outputs (csv, tsv, xml) carry the age as text; compare it as a number.
+    expect(rows.map((r) => ({ ...r, age: Number(r.age) }))).toEqual(RECORDS);
+  });
+
+  it('round-trips a nested tree json -> yaml -> toml -> json', async () => {
+    const tree = { title: 'x', owner: { name: 'Tom', tags: ['a', 'b'] }, nums: [1, 2.5], on: true };
+    const yaml = await runStep(data, 'json', 'yaml', sample('t.json', JSON.stringify(tree)));
+    const toml = await runStep(data, 'yaml', 'toml', yaml.files[0]!);
+    const json = await runStep(data, 'toml', 'json', toml.files[0]!);
+    expect(JSON.parse(readFileSync(json.files[0]!, 'utf8'))).toEqual(tree);
+  });
+
+  it('keeps XML attributes and text through json and back', async () => {
+    const xml = '<doc lang="en"><p id="1">Hello &amp; bye</p><p id="2">Two</p></doc>';
+    const json = await runStep(data, 'xml', 'json', sample('a.xml', xml));
+    const tree = JSON.parse(readFileSync(json.files[0]!, 'utf8'));
+    expect(tree.doc['@_lang']).toBe('en');
+    expect(tree.doc.p[1]['#text']).toBe('Two');
+    const back = await runStep(data, 'json', 'xml', json.files[0]!);
+    const text = readFileSync(back.files[0]!, 'utf8');
+    expect(text).toContain('<doc lang="en">');
+    expect(text).toContain('<p id="2">Two</p>');
+  });
+
+  it('writes nested values into table cells as JSON text', async () => {
+    const input = sample('n.json', JSON.stringify([{ id: 1, tags: ['a', 'b'], meta: { k: 'v' } }]));
+    const { files } = await runStep(data, 'json', 'csv', input);
+    expect(readFileSync(files[0]!, 'utf8')).toBe('id,tags,meta\n1,"[""a"",""b""]","{""k"":""v""}"\n');
+  });
+
+  it('reads dates, formula results and rich text from a workbook', async () => {
+    const wb = new ExcelJS.Workbook();
+    const ws = wb.addWorksheet('S');
+    ws.addRow(['when', 'double', 'label']);
+    ws.addRow([
+      new Date(Date.UTC(2024, 0, 2)),
+      { formula: '2*21', result: 42 },
+      { richText: [{ text: 'ri' }, { text: 'ch' }] },
+    ]);
+    const input = join(tempDir(), 'd.xlsx');
+    await wb.xlsx.writeFile(input);
+    const { files } = await runStep(data, 'xlsx', 'json', input);
+    expect(JSON.parse(readFileSync(files[0]!, 'utf8'))).toEqual([
+      { when: '2024-01-02T00:00:00.000Z', double: 42, label: 'rich' },
+    ]);
+  });
+
+  it('keeps a __proto__ column an ordinary key', async () => {
+    const { files } = await runStep(data, 'csv', 'json', sample('p.csv', '__proto__,b\nx,1\n'));
+    expect(readFileSync(files[0]!, 'utf8')).toContain('"__proto__": "x"');
+  });
+
+  it('refuses a tree that is not a list of records for a table target', async () => {
+    const input = sample('t.json', JSON.stringify({ a: { b: 1 }, c: [1, 2] }));
+    await expect(runStep(data, 'json', 'xlsx', input)).rejects.toMatchObject({
+      code: 'CONVERT_FAILED',
+      message: expect.stringMatching(/not a list of records/),
+    });
+  });
+
+  it('refuses a YAML alias bomb', async () => {
+    const levels = ['a: &a ["x","x","x","x","x","x","x","x","x"]'];
+    for (const [i, name] of ['b', 'c', 'd', 'e', 'f', 'g'].entries()) {
+      const prev = String.fromCharCode(97 + i);
+      levels.push(`${name}: &${name} [${Array(9).fill(`*${prev}`).join(',')}]`);
+    }
+    const input = sample('bomb.yaml', `${levels.join('\n')}\n`);
+    await expect(runStep(data, 'yaml', 'json', input)).rejects.toMatchObject({
+      code: 'CONVERT_FAILED',
+      message: expect.stringMatching(/aliases/),
+    });
+  });
+
+  it('refuses XML entity declarations (billion laughs, external entities)', async () => {
+    const laughs =
+      '<?xml version="1.0"?><!DOCTYPE lolz [<!ENTITY lol "lol"><!ENTITY lol2 "&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;">]><lolz>&lol2;</lolz>';
+    const xxe = '<?xml version="1.0"?><!DOCTYPE r [<!ENTITY x SYSTEM "file:///etc/passwd">]><r>&x;</r>';
+    for (const xml of [laughs, xxe]) {
+      await expect(runStep(data, 'xml', 'json', sample('e.xml', xml))).rejects.toMatchObject({
+        code: 'CONVERT_FAILED',
+        message: expect.stringMatching(/entity/),
+      });
+    }
+  });
+
+  it('leaves entity references in plain XML as inert text', async () => {
+    const { files } = await runStep(data, 'xml', 'json', sample('r.xml', '<r><v>&custom;</v></r>'));
+    expect(JSON.parse(readFileSync(files[0]!, 'utf8'))).toEqual({ r: { v: '&custom;' } });
+  });
+
+  it.each([
+    ['json', '{"a": 1,'],
+    ['yaml', 'a: [1, 2\nb: }'],
+    ['toml', 'a = = 1'],
+    ['xml', '<a><b></a>'],
+    ['jsonl', '{"a":1}\n{oops}\n'],
+    ['csv', 'a,b\n"unclosed,1\n'],
+  ])('malformed %s is MALFORMED_DOCUMENT', async (from, text) => {
+    const to = from === 'json' ? 'yaml' : 'json';
+    await expect(runStep(data, from, to, sample(`bad.${from}`, text))).rejects.toMatchObject({
+      code: 'MALFORMED_DOCUMENT',
+    });
+  });
+
+  it('binary bytes given as a text format are MALFORMED_DOCUMENT', async () => {
+    const input = sample('bin.json', Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x00, 0xff, 0xfe]));
+    await expect(runStep(data, 'json', 'yaml', input)).rejects.toMatchObject({ code: 'MALFORMED_DOCUMENT' });
+  });
+
+  it('a file that is not a workbook is MALFORMED_DOCUMENT', async () => {
+    await expect(runStep(data, 'xlsx', 'csv', sample('x.xlsx', 'plain text'))).rejects.toMatchObject({
+      code: 'MALFORMED_DOCUMENT',
+    });
+  });
+
+  it('refuses a workbook that unpacks too large', async () => {
+    const zip = new yazl.ZipFile();
+    zip.addBuffer(Buffer.alloc(210 * 1024 * 1024), 'xl/worksheets/sheet1.xml');
+    zip.end();
+    const chunks: Buffer[] = [];
+    for await (const chunk of zip.outputStream) chunks.push(chunk as Buffer);
+    const input = sample('bomb.xlsx', Buffer.concat(chunks));
+    await expect(runStep(data, 'xlsx', 'csv', input)).rejects.toMatchObject({
+      code: 'CONVERT_FAILED',
+      message: expect.stringMatching(/unpacks/),
+    });
+  });
+
+  it('reports progress', async () => {
+    const ctx = stepContext();
+    const edge = data.edges.find((e) => e.from === 'json' && e.to === 'yaml')!;
+    await data.run({ edge, input: sample('p.json', '[1]'), outDir: tempDir(), options: {} }, ctx);
+    expect(ctx.progressSeen.at(-1)).toBe(1);
+  });
+});

@@ -1,0 +1,126 @@
+import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import pandoc from '../../converters/pandoc.js';
+import {
+  convertWith,
+  encryptedOdt,
+  expectCode,
+  fileScopedDir,
+  startsWith,
+  zipEntries,
+} from '../helpers/office.js';
+
+const SAMPLE = 'fileconv sample';
+const fixtures = fileScopedDir('fileconv-pandoc-');
+const dir = fixtures.dir;
+afterAll(() => fixtures.cleanup());
+
+async function step(from: string, to: string, input: string): Promise<string> {
+  const { files, leftover } = await convertWith(pandoc, from, to, input);
+  expect(leftover).toEqual([]);
+  expect(files).toHaveLength(1);
+  const kept = join(dir, `from-${from}.${to}`);
+  copyFileSync(files[0] as string, kept);
+  return kept;
+}
+
+const text = (path: string) => readFileSync(path, 'utf8');
+
+let md: string;
+let docx: string;
+let epub: string;
+
+beforeAll(() => {
+  md = join(dir, 'sample.md');
+  writeFileSync(md, `# Heading\n\nA paragraph: ${SAMPLE} with **bold** text and ünïcödé.\n\n- one\n- two\n`);
+  // docx and epub inputs are written by pandoc itself from the sample (our own trusted input), since
+  // the converter does not declare those writers.
+  docx = join(dir, 'sample.docx');
+  epub = join(dir, 'sample.epub');
+  execFileSync('pandoc', ['-o', docx, md]);
+  execFileSync('pandoc', ['--metadata', 'title=Sample', '-o', epub, md]);
+});
+
+describe('pandoc converter', () => {
+  it('probes pandoc with its version', async () => {
+    const probe = await pandoc.probe();
+    expect(probe.ok).toBe(true);
+    expect(probe.version).toMatch(/^\d+\.\d+/);
+  });
+
+  it('declares families and the lossy rule', () => {
+    const edge = (from: string, to: string) => pandoc.edges.find((e) => e.from === from && e.to === to);
+    expect(edge('md', 'html')).toMatchObject({ family: 'text', lossy: false, cost: 5 });
+    expect(edge('md', 'txt')).toMatchObject({ family: 'text', lossy: true });
+    expect(edge('docx', 'md')).toMatchObject({ family: 'document', lossy: true });
+    expect(edge('epub', 'html')).toMatchObject({ family: 'ebook', lossy: true });
+    expect(edge('md', 'pdf')).toBeUndefined();
+    expect(edge('md', 'docx')).toBeUndefined();
+  });
+
+  it('converts along a chain through every reader and writer', async () => {
+    const html = await step('md', 'html', md);
+    expect(text(html)).toMatch(/<!DOCTYPE html>[\s\S]*<strong>bold<\/strong>/);
+
+    const rst = await step('html', 'rst', html);
+    expect(text(rst)).toMatch(/Heading\n=+/);
+
+    const tex = await step('rst', 'tex', rst);
+    expect(text(tex)).toMatch(/\\documentclass[\s\S]*\\textbf\{bold\}/);
+
+    const odt = await step('tex', 'odt', tex);
+    const entries = await zipEntries(odt);
+    expect(entries.get('mimetype')?.toString('utf8')).toBe('application/vnd.oasis.opendocument.text');
+    expect(entries.get('content.xml')?.toString('utf8')).toContain(SAMPLE);
+
+    const backToMd = await step('odt', 'md', odt);
+    expect(text(backToMd)).toContain(`${SAMPLE} with **bold** text and ünïcödé.`);
+
+    const plain = await step('docx', 'txt', docx);
+    expect(text(plain)).toContain(`${SAMPLE} with bold text and ünïcödé.`);
+
+    const rtf = await step('epub', 'rtf', epub);
+    expect(startsWith(rtf, '{\\rtf1')).toBe(true);
+    expect(text(rtf)).toContain(SAMPLE);
+  });
+
+  it('never lets a document pull in a local file (sandbox)', async () => {
+    // Without --sandbox pandoc would embed the picture and inline the included LaTeX file.
+    const secret = join(dir, 'secret.tex');
+    writeFileSync(secret, 'do-not-leak-this');
+    const image = join(dir, 'pixel.png');
+    copyFileSync(join(dir, 'sample.md'), image);
+    const evil = join(dir, 'evil.md');
+    writeFileSync(evil, `# Evil\n\n![x](${image})\n`);
+    const odt = await step('md', 'odt', evil);
+    const entries = await zipEntries(odt);
+    expect([...entries.keys()].filter((name) => name.startsWith('Pictures/'))).toEqual([]);
+    const tex = join(dir, 'evil.tex');
+    writeFileSync(
+      tex,
+      `\\documentclass{article}\\begin{document}\\input{${secret.replace(/\.tex$/, '')}}\\end{document}\n`,
+    );
+    expect(text(await step('tex', 'md', tex))).not.toContain('do-not-leak-this');
+  });
+
+  it('reports a password-protected odt as ENCRYPTED_DOCUMENT', async () => {
+    const locked = join(dir, 'locked.odt');
+    await encryptedOdt(locked, 'secret');
+    await expectCode(convertWith(pandoc, 'odt', 'md', locked), 'ENCRYPTED_DOCUMENT');
+  });
+
+  it('reports unreadable containers and markup as MALFORMED_DOCUMENT', async () => {
+    const garbage = join(dir, 'garbage.docx');
+    writeFileSync(garbage, randomBytes(3000));
+    await expectCode(convertWith(pandoc, 'docx', 'md', garbage), 'MALFORMED_DOCUMENT');
+    const brokenEpub = join(dir, 'broken.epub');
+    writeFileSync(brokenEpub, Buffer.concat([Buffer.from('PK\x03\x04', 'latin1'), randomBytes(500)]));
+    await expectCode(convertWith(pandoc, 'epub', 'html', brokenEpub), 'MALFORMED_DOCUMENT');
+    const badTex = join(dir, 'bad.tex');
+    writeFileSync(badTex, '\\begin{document} text } } \\end{itemize}\n');
+    await expectCode(convertWith(pandoc, 'tex', 'md', badTex), 'MALFORMED_DOCUMENT');
+  });
+});
