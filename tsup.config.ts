@@ -4,7 +4,7 @@ import { defineConfig } from 'tsup';
 // Converters are discovered at run time from dist/converters, so each one is its own entry.
 const converterEntries = Object.fromEntries(
   readdirSync('converters')
-    .filter((f) => f.endsWith('.ts') && !f.endsWith('.test.ts'))
+    .filter((f) => f.endsWith('.ts') && !f.includes('.test.') && !f.startsWith('_'))
     .map((f) => [`converters/${f.replace(/\.ts$/, '')}`, `converters/${f}`]),
 );
 

@@ -81,7 +81,9 @@ export function defineConverter(converter: Converter): Converter {
 export function edgesBetween(
   froms: readonly FormatId[],
   tos: readonly FormatId[],
-  props: Omit<ConversionEdge, 'from' | 'to'> | ((from: FormatId, to: FormatId) => Omit<ConversionEdge, 'from' | 'to'>),
+  props:
+    | Omit<ConversionEdge, 'from' | 'to'>
+    | ((from: FormatId, to: FormatId) => Omit<ConversionEdge, 'from' | 'to'>),
 ): ConversionEdge[] {
   const edges: ConversionEdge[] = [];
   for (const from of froms) {

@@ -48,15 +48,31 @@ interface OptionSpec {
 const MEDIA: ConversionFamily[] = ['audio', 'video'];
 
 export const OPTION_SPECS: Record<keyof ConversionOptions, OptionSpec> = {
-  quality: { spec: { kind: 'int', min: 1, max: 100 }, description: 'encoder quality 1-100', families: ['image', 'document'] },
-  width: { spec: { kind: 'int', min: 1, max: 16384 }, description: 'output width in px', families: ['image', 'video'] },
-  height: { spec: { kind: 'int', min: 1, max: 16384 }, description: 'output height in px', families: ['image', 'video'] },
+  quality: {
+    spec: { kind: 'int', min: 1, max: 100 },
+    description: 'encoder quality 1-100',
+    families: ['image', 'document'],
+  },
+  width: {
+    spec: { kind: 'int', min: 1, max: 16384 },
+    description: 'output width in px',
+    families: ['image', 'video'],
+  },
+  height: {
+    spec: { kind: 'int', min: 1, max: 16384 },
+    description: 'output height in px',
+    families: ['image', 'video'],
+  },
   fit: {
     spec: { kind: 'enum', values: ['cover', 'contain', 'fill', 'inside', 'outside'] },
     description: 'how width x height is filled',
     families: ['image'],
   },
-  dpi: { spec: { kind: 'int', min: 36, max: 600 }, description: 'rasterising resolution', families: ['image', 'document', 'ocr'] },
+  dpi: {
+    spec: { kind: 'int', min: 36, max: 600 },
+    description: 'rasterising resolution',
+    families: ['image', 'document', 'ocr'],
+  },
   pages: {
     spec: { kind: 'pattern', pattern: /^\d+(-\d+)?(,\d+(-\d+)?)*$/, example: '1-3,5' },
     description: 'page selection, 1-based',
@@ -73,9 +89,21 @@ export const OPTION_SPECS: Record<keyof ConversionOptions, OptionSpec> = {
     description: 'video size WxH',
     families: ['video'],
   },
-  crf: { spec: { kind: 'int', min: 0, max: 51 }, description: 'video constant rate factor', families: ['video'] },
-  start: { spec: { kind: 'number', min: 0, max: 86400 }, description: 'start offset in seconds', families: MEDIA },
-  duration: { spec: { kind: 'number', min: 0.01, max: 86400 }, description: 'duration in seconds', families: MEDIA },
+  crf: {
+    spec: { kind: 'int', min: 0, max: 51 },
+    description: 'video constant rate factor',
+    families: ['video'],
+  },
+  start: {
+    spec: { kind: 'number', min: 0, max: 86400 },
+    description: 'start offset in seconds',
+    families: MEDIA,
+  },
+  duration: {
+    spec: { kind: 'number', min: 0.01, max: 86400 },
+    description: 'duration in seconds',
+    families: MEDIA,
+  },
   lang: {
     spec: { kind: 'pattern', pattern: /^[a-z]{2,3}([_+-][a-zA-Z0-9_]{2,8})*$/, example: 'eng' },
     description: 'language (tesseract code for ocr, espeak voice for voice)',
@@ -86,7 +114,11 @@ export const OPTION_SPECS: Record<keyof ConversionOptions, OptionSpec> = {
     description: 'espeak-ng voice',
     families: ['voice'],
   },
-  speed: { spec: { kind: 'int', min: 80, max: 450 }, description: 'speech rate in words per minute', families: ['voice'] },
+  speed: {
+    spec: { kind: 'int', min: 80, max: 450 },
+    description: 'speech rate in words per minute',
+    families: ['voice'],
+  },
 };
 
 function invalid(message: string): FileconvError {
@@ -99,7 +131,8 @@ function coerce(name: string, spec: Spec, raw: unknown): number | string {
     if (typeof n !== 'number' || !Number.isFinite(n) || (spec.kind === 'int' && !Number.isInteger(n))) {
       throw invalid(`option ${name} must be ${spec.kind === 'int' ? 'an integer' : 'a number'}`);
     }
-    if (n < spec.min || n > spec.max) throw invalid(`option ${name} must be between ${spec.min} and ${spec.max}`);
+    if (n < spec.min || n > spec.max)
+      throw invalid(`option ${name} must be between ${spec.min} and ${spec.max}`);
     return n;
   }
   const s = typeof raw === 'number' ? String(raw) : raw;
@@ -134,7 +167,8 @@ export function validateOptions(raw: unknown, families: Iterable<ConversionFamil
   for (const [name, value] of Object.entries(raw)) {
     const spec = OPTION_SPECS[name as keyof ConversionOptions];
     if (!spec) throw invalid(`unknown option ${name}`);
-    if (!allowed.has(name as keyof ConversionOptions)) throw invalid(`option ${name} does not apply to this conversion`);
+    if (!allowed.has(name as keyof ConversionOptions))
+      throw invalid(`option ${name} does not apply to this conversion`);
     const v = coerce(name, spec.spec, value);
     out[name] = name === 'sample_rate' ? Number(v) : v;
   }

@@ -44,7 +44,11 @@ export class FileconvError extends Error {
   /** Internal cause, never sent to a client. */
   override readonly cause?: unknown;
 
-  constructor(code: ErrorCode, message?: string, options: { extra?: Record<string, unknown>; cause?: unknown } = {}) {
+  constructor(
+    code: ErrorCode,
+    message?: string,
+    options: { extra?: Record<string, unknown>; cause?: unknown } = {},
+  ) {
     super(message ?? ERROR_CODES[code]);
     this.name = 'FileconvError';
     this.code = code;

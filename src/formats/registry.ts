@@ -27,7 +27,12 @@ const ROWS: Row[] = [
   ['tex', 'LaTeX', 'text', 'application/x-tex', ['tex', 'latex'], ['latex']],
   // spreadsheets
   ['xls', 'Excel 97-2003 workbook', 'spreadsheet', 'application/vnd.ms-excel'],
-  ['xlsx', 'Excel workbook', 'spreadsheet', 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet'],
+  [
+    'xlsx',
+    'Excel workbook',
+    'spreadsheet',
+    'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+  ],
   ['ods', 'OpenDocument spreadsheet', 'spreadsheet', 'application/vnd.oasis.opendocument.spreadsheet'],
   ['csv', 'Comma-separated values', 'spreadsheet', 'text/csv'],
   ['tsv', 'Tab-separated values', 'spreadsheet', 'text/tab-separated-values', ['tsv', 'tab']],

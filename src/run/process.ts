@@ -1,8 +1,8 @@
 import { accessSync, constants } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { execa } from 'execa';
-import { FileconvError } from '../errors/index.js';
 import type { EngineProbe, StepContext } from '../engine/contract.js';
+import { FileconvError } from '../errors/index.js';
 
 /** First of `names` found as an executable on PATH (absolute names are checked as they are). */
 export function findBinary(names: readonly string[]): string | undefined {
@@ -131,7 +131,10 @@ export async function runProcess(
   try {
     const r = await child;
     if (timedOut) {
-      throw new FileconvError('CONVERT_FAILED', `${basename(file)} took longer than ${Math.round(ctx.timeoutMs / 1000)} s and was stopped.`);
+      throw new FileconvError(
+        'CONVERT_FAILED',
+        `${basename(file)} took longer than ${Math.round(ctx.timeoutMs / 1000)} s and was stopped.`,
+      );
     }
     if (aborted) throw new FileconvError('CONVERT_FAILED', 'The conversion was cancelled.');
     const stderr = typeof r.stderr === 'string' ? r.stderr : Buffer.from(r.stderr ?? []).toString('utf8');
