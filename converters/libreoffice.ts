@@ -114,7 +114,8 @@ async function stripBom(path: string): Promise<void> {
 export default defineConverter({
   name: 'libreoffice',
   description: 'LibreOffice headless: word processing, spreadsheet and presentation files, and PDF export',
-  packages: ['libreoffice-writer', 'libreoffice-calc', 'libreoffice-impress'],
+  // python3-uno drives the warm instances; fonts so documents render their text without recommends.
+  packages: ['libreoffice-writer', 'libreoffice-calc', 'libreoffice-impress', 'python3-uno', 'fonts-dejavu-core'],
   edges: EDGES,
   concurrency: 2,
   timeoutMs: 120_000,

@@ -23,7 +23,8 @@ const READERS: Partial<Record<FormatId, string>> = {
  * document explicitly.
  */
 const WRITERS: Partial<Record<FormatId, { writer: string; standalone: boolean }>> = {
-  md: { writer: 'markdown', standalone: false },
+  // Divs and spans carry layout from HTML or PDF sources that Markdown readers would show as noise.
+  md: { writer: 'markdown-raw_html-native_divs-native_spans-fenced_divs-bracketed_spans', standalone: false },
   html: { writer: 'html', standalone: true },
   odt: { writer: 'odt', standalone: false },
   rst: { writer: 'rst', standalone: false },

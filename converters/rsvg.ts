@@ -74,7 +74,7 @@ function classify(e: EngineProcessError): FileconvError {
 export default defineConverter({
   name: 'rsvg',
   description: 'librsvg (rsvg-convert): SVG to PNG, PDF, PostScript and EPS',
-  packages: ['librsvg2-bin'],
+  packages: ['librsvg2-bin', 'fonts-dejavu-core'],
   edges,
   concurrency: 2,
   timeoutMs: 60_000,

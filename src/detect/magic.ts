@@ -27,7 +27,7 @@ export async function detectMagic(
   known: (id: string) => boolean,
 ): Promise<Finding | undefined> {
   const result = await fileTypeFromBuffer(src.head);
-  if (!result) return undefined;
+  if (!result) return tiffHeader(src.head);
   const id = FILE_TYPE_IDS[result.ext] ?? result.ext;
   if (LEFT_TO_TEXT.has(id)) return undefined;
   if (id === 'mobi')
@@ -47,4 +47,15 @@ function mobiVersion(head: Buffer): number | undefined {
   if (record0 + 40 > head.length || head.toString('latin1', record0 + 16, record0 + 20) !== 'MOBI')
     return undefined;
   return head.readUInt32BE(record0 + 36);
+}
+
+/**
+ * A TIFF header whose first directory lies beyond the head (writers such as ImageMagick put it at
+ * the end of the file), which file-type cannot follow from a bounded read. TIFF-based raw camera
+ * formats have the same header, hence less than signature confidence.
+ */
+function tiffHeader(head: Buffer): Finding | undefined {
+  const le = head[0] === 0x49 && head[1] === 0x49 && head[2] === 0x2a && head[3] === 0x00;
+  const be = head[0] === 0x4d && head[1] === 0x4d && head[2] === 0x00 && head[3] === 0x2a;
+  return le || be ? { id: 'tiff', confidence: CONFIDENCE.CONTAINER } : undefined;
 }

@@ -31,9 +31,12 @@ export interface ConversionOptions {
   voice?: string;
   /** Speech speed in words per minute, 80 to 450. */
   speed?: number;
+  /** Read text from pages with OCR where an engine offers both (a PDF without a text layer). */
+  ocr?: boolean;
 }
 
 type Spec =
+  | { kind: 'boolean' }
   | { kind: 'int'; min: number; max: number }
   | { kind: 'number'; min: number; max: number }
   | { kind: 'enum'; values: readonly string[] }
@@ -119,13 +122,23 @@ export const OPTION_SPECS: Record<keyof ConversionOptions, OptionSpec> = {
     description: 'speech rate in words per minute',
     families: ['voice'],
   },
+  ocr: {
+    spec: { kind: 'boolean' },
+    description: 'true to read page text with OCR (PDF without a text layer)',
+    families: ['document', 'ocr'],
+  },
 };
 
 function invalid(message: string): FileconvError {
   return new FileconvError('INVALID_REQUEST', message);
 }
 
-function coerce(name: string, spec: Spec, raw: unknown): number | string {
+function coerce(name: string, spec: Spec, raw: unknown): number | string | boolean {
+  if (spec.kind === 'boolean') {
+    if (raw === true || raw === 'true') return true;
+    if (raw === false || raw === 'false') return false;
+    throw invalid(`option ${name} must be true or false`);
+  }
   if (spec.kind === 'int' || spec.kind === 'number') {
     const n = typeof raw === 'string' && raw.trim() !== '' ? Number(raw) : raw;
     if (typeof n !== 'number' || !Number.isFinite(n) || (spec.kind === 'int' && !Number.isInteger(n))) {
@@ -163,7 +176,7 @@ export function validateOptions(raw: unknown, families: Iterable<ConversionFamil
   if (raw === undefined || raw === null) return {};
   if (typeof raw !== 'object' || Array.isArray(raw)) throw invalid('options must be an object');
   const allowed = allowedOptions(families);
-  const out: Record<string, number | string> = {};
+  const out: Record<string, number | string | boolean> = {};
   for (const [name, value] of Object.entries(raw)) {
     const spec = OPTION_SPECS[name as keyof ConversionOptions];
     if (!spec) throw invalid(`unknown option ${name}`);

@@ -4,7 +4,8 @@
  */
 export const ERROR_CODES = {
   // conversion detail codes (decisions.md: fixed messages)
-  NEEDS_OCR: 'The PDF has no text layer; convert it with OCR (pdf to txt through the ocr family) instead.',
+  NEEDS_OCR:
+    'The PDF has no text layer; convert it again with the option ocr set to true to read it with OCR.',
   ENCRYPTED_DOCUMENT: 'The document is password-protected; remove the password and try again.',
   MALFORMED_DOCUMENT: 'No engine could read the file; it is damaged or not what its type says.',
   CONVERT_FAILED: 'The conversion failed.',

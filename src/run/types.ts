@@ -7,7 +7,10 @@ export interface PlannedStep {
   to: FormatId;
   /** Engines able to do this step, best first; later ones are fallbacks. */
   engines: string[];
+  /** The best engine's edge. */
   edge: ConversionEdge;
+  /** Each engine's edge, in the order of `engines`. */
+  edges: ConversionEdge[];
 }
 
 /** A path through the conversion graph. */

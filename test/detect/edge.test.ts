@@ -111,6 +111,14 @@ describe('undecidable and damaged files', () => {
     expect(found.confidence).toBeLessThan(0.5);
   });
 
+  it('names a TIFF whose first directory lies past the bounded read (as ImageMagick writes them)', async () => {
+    // Header pointing at an IFD 3 MB in: the directory itself is never read.
+    const header = Buffer.from([0x49, 0x49, 0x2a, 0x00, 0x00, 0x00, 0x30, 0x00]);
+    const report = await detect(await sparse('late-ifd.tiff', 4 * 1024 * 1024, header));
+    expect(report.detected).toBe('tiff');
+    expect(report.confidence).toBeLessThan(1);
+  });
+
   it('reports an OLE2 file without an Office stream as bin', async () => {
     const bytes = await readFile(fixture('sheet.xls'));
     const stream = Buffer.from('Workbook', 'utf16le');

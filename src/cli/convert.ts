@@ -1,0 +1,211 @@
+import { mkdtemp, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { basename, join, relative } from 'node:path';
+import type { Command } from 'commander';
+import ora, { type Ora } from 'ora';
+import { detect } from '../detect/index.js';
+import { FileconvError } from '../errors/index.js';
+import { formatFromFilename, resolveFormat } from '../formats/index.js';
+import { fetchToFile } from '../intake/url.js';
+import { mapLimit } from '../run/pool.js';
+import { runConversion } from '../run/runner.js';
+import type { Progress } from '../run/types.js';
+import {
+  batchExitCode,
+  EXIT,
+  errorBody,
+  exitWithUsageCode,
+  interruptSignal,
+  isUrl,
+  outputBaseName,
+  parseOptionPairs,
+  resolveTarget,
+  UsageError,
+} from './convert-io.js';
+
+interface ConvertFlags {
+  to?: string;
+  output?: string;
+  option: string[];
+  from?: string;
+  json?: boolean;
+  concurrency: string;
+}
+
+export interface ConvertLine {
+  input: string;
+  ok: boolean;
+  outputs: string[];
+  key?: string;
+  error?: { code: string; message: string };
+}
+
+export function register(program: Command): void {
+  const cmd = program
+    .command('convert')
+    .description('Convert files (or http(s) URLs) to another format with the installed engines.')
+    .argument('<inputs...>', 'input files or URLs; or `IN OUT` where OUT names the target by its extension')
+    .option('-t, --to <format>', 'target format id, alias or extension')
+    .option('-o, --output <path>', 'output file (one input) or folder')
+    .option(
+      '-O, --option <key=value>',
+      'conversion option, repeatable (see docs/conversions.md)',
+      collect,
+      [],
+    )
+    .option('--from <format>', 'source format, instead of detecting it')
+    .option('--json', 'one JSON result per input per line (also the default when stdout is not a terminal)')
+    .option('--concurrency <n>', 'inputs converted at once', '2')
+    .addHelpText(
+      'after',
+      '\nExit codes: 0 ok, 1 conversion failed, 2 usage, 3 unsupported pair, 4 some inputs of a batch failed.',
+    )
+    .action(async (inputs: string[], flags: ConvertFlags) => {
+      process.exitCode = await convertCommand(inputs, flags);
+    });
+  exitWithUsageCode(cmd);
+}
+
+function collect(value: string, previous: string[]): string[] {
+  return [...previous, value];
+}
+
+async function convertCommand(args: string[], flags: ConvertFlags): Promise<number> {
+  const json = Boolean(flags.json) || !process.stdout.isTTY;
+  let target: ReturnType<typeof resolveTarget>;
+  let options: Record<string, string>;
+  let to: string;
+  let from: string | undefined;
+  const concurrency = Number(flags.concurrency);
+  try {
+    target = resolveTarget(args, { to: flags.to, output: flags.output });
+    options = parseOptionPairs(flags.option);
+    to = knownFormat(target.to);
+    from = flags.from === undefined ? undefined : knownFormat(flags.from);
+    if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 64) {
+      throw new UsageError('--concurrency takes a whole number from 1 to 64');
+    }
+  } catch (e) {
+    if (json) console.log(JSON.stringify({ ok: false, error: errorBody(e) }));
+    else console.error(`fileconv convert: ${(e as Error).message}`);
+    return e instanceof FileconvError && e.code === 'UNSUPPORTED_CONVERSION' ? EXIT.UNSUPPORTED : EXIT.USAGE;
+  }
+
+  // A terminal that reports no width (some pseudo-terminals) would make the spinner redraw endlessly.
+  const spinnerOk = !json && process.stderr.isTTY && (process.stderr.columns ?? 0) > 0;
+  const spinner: Ora | undefined = spinnerOk ? ora({ stream: process.stderr }).start() : undefined;
+  const used = new Set<string>();
+  const signal = interruptSignal();
+  const results = await mapLimit(target.inputs, concurrency, async (input) => {
+    const line = await convertOne(input, {
+      to,
+      from,
+      options,
+      outDir: target.outDir,
+      signal,
+      baseName: (name) => uniqueBase(outputBaseName(target.outFile, name), used),
+      onProgress: (p) => {
+        if (spinner) spinner.text = `${basename(input)}: step ${p.step}/${p.steps} ${p.percent}%`;
+      },
+    });
+    if (json) console.log(JSON.stringify(line));
+    else report(line, spinner);
+    return line;
+  });
+  spinner?.stop();
+  if (signal.aborted) return Number(process.exitCode ?? 130);
+  return batchExitCode(results);
+}
+
+function knownFormat(name: string): string {
+  const f = resolveFormat(name);
+  if (!f) throw new UsageError(`unknown format "${name}" (see fileconv catalog)`);
+  return f.id;
+}
+
+// Two inputs of a batch named alike (a/x.docx, b/x.docx) must not overwrite each other.
+function uniqueBase(base: string, used: Set<string>): string {
+  let name = base;
+  for (let n = 2; used.has(name); n++) name = `${base}_${n}`;
+  used.add(name);
+  return name;
+}
+
+function report(line: ConvertLine, spinner: Ora | undefined): void {
+  const shown = line.outputs.map((o) => relative(process.cwd(), o) || o).join(', ');
+  const text = line.ok
+    ? `${line.input} -> ${shown}`
+    : `${line.input}: ${line.error?.code} ${line.error?.message}`;
+  if (!spinner) {
+    if (line.ok) console.log(text);
+    else console.error(text);
+    return;
+  }
+  if (line.ok) spinner.succeed(text);
+  else spinner.fail(text);
+  spinner.start();
+}
+
+interface OneJob {
+  to: string;
+  from?: string;
+  options: Record<string, string>;
+  outDir: string;
+  signal: AbortSignal;
+  baseName: (inputName: string) => string;
+  onProgress: (p: Progress) => void;
+}
+
+/** Fetches (for a URL), detects and converts one input; never throws. */
+async function convertOne(input: string, job: OneJob): Promise<ConvertLine> {
+  let fetchDir: string | undefined;
+  let key: string | undefined;
+  try {
+    let path = input;
+    let name = basename(input);
+    if (!isUrl(input) && !(await stat(input).catch(() => undefined))?.isFile()) {
+      throw new FileconvError('FILE_NOT_FOUND', `${input} does not exist or is not a file.`);
+    }
+    if (isUrl(input)) {
+      fetchDir = await mkdtemp(join(tmpdir(), 'fileconv-fetch-'));
+      // The CLI runs on the user's own machine, so private addresses (an intranet) are allowed.
+      const fetched = await fetchToFile(input, fetchDir, { allowPrivate: true, signal: job.signal });
+      path = fetched.path;
+      name = fetched.filename;
+    }
+    const from = job.from ?? (await sourceFormat(path, name));
+    key = `${from}-${job.to}`;
+    const result = await runConversion({
+      input: path,
+      from,
+      to: job.to,
+      options: job.options,
+      outDir: job.outDir,
+      baseName: job.baseName(name),
+      signal: job.signal,
+      onProgress: job.onProgress,
+    });
+    return { input, ok: true, outputs: result.files.map((f) => f.path), key: result.plan.key };
+  } catch (e) {
+    return { input, ok: false, outputs: [], key, error: errorBody(e) };
+  } finally {
+    if (fetchDir) await rm(fetchDir, { recursive: true, force: true });
+  }
+}
+
+/** The detected format; the extension's when detection cannot tell. */
+async function sourceFormat(path: string, filename: string): Promise<string> {
+  const declared = formatFromFilename(filename)?.id;
+  const report = await detect(path, { filename });
+  let detected = report.detected && report.detected !== 'bin' ? report.detected : undefined;
+  // Plain text is the weakest finding: a .md or .csv that reads as text is taken at its word.
+  if (detected === 'txt' && declared) detected = declared;
+  const found = detected ?? declared;
+  if (!found) {
+    throw new FileconvError(
+      'UNSUPPORTED_CONVERSION',
+      `Could not tell the format of ${filename}; give it with --from.`,
+    );
+  }
+  return found;
+}

@@ -1,0 +1,38 @@
+import { execa } from 'execa';
+import { findBinary } from '../run/process.js';
+
+/** Tools the browser tests (chromium) and the detection benchmark (file, /usr/bin/time) use. */
+export const TEST_TOOL_PACKAGES = ['chromium', 'file', 'time'];
+
+/** Debian packages among `packages` that are not installed (dpkg's view). */
+export async function missingPackages(packages: readonly string[]): Promise<string[]> {
+  const unique = [...new Set(packages)].sort();
+  if (unique.length === 0) return [];
+  if (!findBinary(['dpkg-query']))
+    throw new Error('dpkg-query not found: installing engines needs a Debian-like system');
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: dpkg-query's own field syntax, not a template
+  const r = await execa('dpkg-query', ['-W', '-f=${Package} ${db:Status-Status}\\n', ...unique], {
+    reject: false,
+    stdin: 'ignore',
+  });
+  const installed = new Set(
+    r.stdout
+      .split('\n')
+      .map((l) => l.trim().split(' '))
+      .filter(([, status]) => status === 'installed')
+      .map(([name]) => name),
+  );
+  return unique.filter((p) => !installed.has(p));
+}
+
+export function aptInstallLine(packages: readonly string[]): string {
+  return `apt-get install -y --no-install-recommends ${packages.join(' ')}`;
+}
+
+/** apt-get update, then installs `packages`; output goes to the terminal (stderr). */
+export async function aptInstall(packages: readonly string[]): Promise<void> {
+  const env = { DEBIAN_FRONTEND: 'noninteractive' };
+  const io = { stdin: 'ignore', stdout: process.stderr, stderr: process.stderr, env } as const;
+  await execa('apt-get', ['update'], io);
+  await execa('apt-get', ['install', '-y', '--no-install-recommends', ...packages], io);
+}

@@ -1,0 +1,108 @@
+import type { Command } from 'commander';
+import { type EngineStatus, probeEngines, resetEngineCache } from '../engine/registry.js';
+import { resetCatalog } from '../plan/index.js';
+import { formatRow, runSelftest, type SelftestReport } from '../selftest/index.js';
+import { exitWithUsageCode, interruptSignal } from './convert-io.js';
+import { aptInstall, aptInstallLine, missingPackages, TEST_TOOL_PACKAGES } from './doctor-apt.js';
+
+interface DoctorFlags {
+  json?: boolean;
+  install?: boolean;
+  withTestTools?: boolean;
+  selftest?: boolean;
+  only?: string;
+}
+
+export function register(program: Command): void {
+  const cmd = program
+    .command('doctor')
+    .description('Check which engines are installed; install missing ones; self-test every conversion.')
+    .option('--json', 'print JSON')
+    .option('--install', 'install missing engine packages with apt-get (as root)')
+    .option('--with-test-tools', `with --install, also install test tools (${TEST_TOOL_PACKAGES.join(', ')})`)
+    .option('--selftest', 'convert a generated sample for every catalog pair and check the output')
+    .option('--only <filter>', 'self-test only these families or keys (comma-separated)')
+    .addHelpText('after', '\nExit codes: 0 all engines found (and self-test passed), 1 otherwise.')
+    .action(async (flags: DoctorFlags) => {
+      process.exitCode = await doctorCommand(flags);
+    });
+  exitWithUsageCode(cmd);
+}
+
+function engineJson({ converter, probe }: EngineStatus) {
+  return {
+    name: converter.name,
+    ok: probe.ok,
+    version: probe.version ?? null,
+    path: probe.path ?? null,
+    detail: probe.detail ?? null,
+    packages: converter.packages,
+    edges: converter.edges.length,
+  };
+}
+
+function printEngines(engines: EngineStatus[]): void {
+  for (const { converter, probe } of engines) {
+    const where = probe.ok ? `${probe.version ?? ''}  ${probe.path ?? ''}` : (probe.detail ?? 'not found');
+    console.log(`${probe.ok ? 'ok     ' : 'MISSING'} ${converter.name.padEnd(14)} ${where}`);
+    if (!probe.ok && converter.packages.length > 0)
+      console.log(`        ${aptInstallLine(converter.packages)}`);
+  }
+}
+
+async function doctorCommand(flags: DoctorFlags): Promise<number> {
+  let engines = await probeEngines();
+  let installed: string[] = [];
+  if (flags.install) {
+    const wanted = engines.flatMap((e) => e.converter.packages);
+    if (flags.withTestTools) wanted.push(...TEST_TOOL_PACKAGES);
+    const missing = await missingPackages(wanted);
+    if (missing.length > 0) {
+      if (process.getuid?.() !== 0) {
+        console.error(`fileconv doctor: --install needs root; run: ${aptInstallLine(missing)}`);
+        return 1;
+      }
+      console.error(`installing: ${missing.join(' ')}`);
+      await aptInstall(missing);
+      installed = missing;
+      resetEngineCache();
+      resetCatalog();
+      engines = await probeEngines();
+    } else if (!flags.json) {
+      console.log('every engine package is installed');
+    }
+  }
+  const missingEngines = engines.filter((e) => !e.probe.ok);
+  let selftest: SelftestReport | undefined;
+  if (!flags.json) printEngines(engines);
+  const interrupted = interruptSignal();
+  if (flags.selftest) {
+    if (!flags.json) console.log('\nself-test:');
+    selftest = await runSelftest({
+      only: flags.only,
+      signal: interrupted,
+      onResult: flags.json ? undefined : (r) => console.log(formatRow(r)),
+    });
+  }
+  if (flags.json) {
+    const missingPkgs = [...new Set(missingEngines.flatMap((e) => e.converter.packages))].sort();
+    console.log(
+      JSON.stringify(
+        {
+          engines: engines.map(engineJson),
+          missing_packages: missingPkgs,
+          install_command: missingPkgs.length > 0 ? aptInstallLine(missingPkgs) : null,
+          installed,
+          ...(selftest ? { selftest: { ...selftest, wall_ms: selftest.wallMs, wallMs: undefined } } : {}),
+        },
+        null,
+        2,
+      ),
+    );
+  } else if (selftest) {
+    console.log(`\nwall time ${(selftest.wallMs / 1000).toFixed(1)} s`);
+    console.log(`${selftest.passed} passed, ${selftest.failed} failed`);
+  }
+  if (interrupted.aborted) return Number(process.exitCode ?? 130);
+  return missingEngines.length > 0 || (selftest && selftest.failed > 0) ? 1 : 0;
+}

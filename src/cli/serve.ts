@@ -1,0 +1,71 @@
+import type { Command } from 'commander';
+import { isFileconvError } from '../errors/index.js';
+import { ENV_NAMES, type RawServeOptions, resolveServeConfig } from '../server/config.js';
+import { startServer } from '../server/server.js';
+import { publicUrlIntake } from '../server/url-intake.js';
+
+export function register(program: Command): void {
+  program
+    .command('serve')
+    .description('Run the HTTP API (SQLite and local disk in --data-dir).')
+    .option('--host <host>', `address to listen on (${ENV_NAMES.host}, default 127.0.0.1)`)
+    .option('--port <port>', `port, 0 for any free one (${ENV_NAMES.port}, default 8080)`)
+    .option(
+      '--data-dir <dir>',
+      `database, files and signing key (${ENV_NAMES.dataDir}, default ./fileconv-data)`,
+    )
+    .option('--public-url <url>', `base URL for links (${ENV_NAMES.publicUrl}, default from the Host header)`)
+    .option('--concurrency <n>', `conversions at once (${ENV_NAMES.concurrency}, default CPU count)`)
+    .option('--max-upload <size>', `largest upload, like 200MiB (${ENV_NAMES.maxUpload}, default 209715200)`)
+    .option(
+      '--retention <duration>',
+      `how long results are kept, like 24h (${ENV_NAMES.retention}, default 24h)`,
+    )
+    .option('--max-queued <n>', `conversions waiting before 503 (${ENV_NAMES.maxQueued}, default 100)`)
+    .option(
+      '--shutdown-grace <duration>',
+      `wait for running conversions on SIGTERM (${ENV_NAMES.shutdownGrace}, default 30s)`,
+    )
+    .option(
+      '--trust-proxy',
+      `take the client IP from Forwarded / X-Forwarded-For; only behind a proxy that overwrites them (${ENV_NAMES.trustProxy})`,
+    )
+    .option(
+      '--rate-limit <n>',
+      `writes per minute per client IP, 0 for no limit (${ENV_NAMES.rateLimit}, default 30)`,
+    )
+    .option(
+      '--quota-anon <quotas>',
+      `daily quotas per anonymous IP, like "conversions=20,voice=3,file_checks=30" (${ENV_NAMES.quotaAnon})`,
+    )
+    .option(
+      '--quota-key <quotas>',
+      `daily quotas per API key, like "conversions=500,voice=20,file_checks=300" (${ENV_NAMES.quotaKey})`,
+    )
+    .action(async (flags: RawServeOptions) => {
+      let config: ReturnType<typeof resolveServeConfig>;
+      try {
+        config = resolveServeConfig(flags);
+      } catch (e) {
+        if (!isFileconvError(e)) throw e;
+        console.error(`fileconv serve: ${e.message}`);
+        process.exitCode = 2;
+        return;
+      }
+      const server = await startServer(config, { urlIntake: publicUrlIntake(config.maxUpload) });
+      console.log(`fileconv listening on ${server.url}`);
+      console.log(`data in ${config.dataDir}`);
+      const stop = (signal: string) => {
+        console.log(`${signal}: finishing running conversions, then stopping`);
+        server.shutdown().then(
+          () => process.exit(0),
+          (e) => {
+            console.error(e);
+            process.exit(1);
+          },
+        );
+      };
+      process.once('SIGTERM', () => stop('SIGTERM'));
+      process.once('SIGINT', () => stop('SIGINT'));
+    });
+}

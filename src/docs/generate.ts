@@ -1,0 +1,26 @@
+import { existsSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { loadConverters, packageRoot } from '../engine/registry.js';
+import { renderConversionsDoc } from './conversions.js';
+
+/** `npm run docs`: writes docs/conversions.md, and docs/formats.md when its renderer is present. */
+async function main(): Promise<void> {
+  const root = packageRoot();
+  const conversions = join(root, 'docs', 'conversions.md');
+  await writeFile(conversions, renderConversionsDoc(await loadConverters()));
+  console.log(`wrote ${conversions}`);
+  // The formats page has its own renderer (written alongside detection); run it when it exists.
+  const formatsModule = join(root, 'src', 'docs', 'formats.ts');
+  if (existsSync(formatsModule)) {
+    const mod = (await import(pathToFileURL(formatsModule).href)) as { renderFormatsDoc?: () => unknown };
+    const out = await mod.renderFormatsDoc?.();
+    if (typeof out === 'string') {
+      await writeFile(join(root, 'docs', 'formats.md'), out);
+      console.log(`wrote ${join(root, 'docs', 'formats.md')}`);
+    }
+  }
+}
+
+await main();

@@ -1,0 +1,179 @@
+import type { ConversionEdge, ConversionFamily, Converter } from '../engine/contract.js';
+import type { EngineStatus } from '../engine/registry.js';
+import { type FormatId, resolveFormat } from '../formats/index.js';
+import type { Plan, PlannedStep } from '../run/types.js';
+
+/** Longest path the planner considers. */
+export const MAX_STEPS = 3;
+
+/** Engines as the planner takes them: probed statuses (only ok ones count) or usable converters. */
+export type PlannerEngines = readonly (EngineStatus | Converter)[];
+
+/** One engine's offer of a step, with its position in the engine file order for tie-breaks. */
+interface Offer {
+  converter: Converter;
+  order: number;
+  edge: ConversionEdge;
+}
+
+/** The conversion graph: for every source format, its outgoing steps (offers grouped by target). */
+export interface ConversionGraph {
+  converters: Converter[];
+  /** from -> to -> offers, best first. */
+  steps: Map<FormatId, Map<FormatId, Offer[]>>;
+}
+
+function usableConverters(engines: PlannerEngines): Converter[] {
+  const out: Converter[] = [];
+  for (const e of engines) {
+    if ('converter' in e && 'probe' in e && typeof e.probe === 'object') {
+      if (e.probe.ok) out.push(e.converter);
+    } else {
+      out.push(e as Converter);
+    }
+  }
+  return out;
+}
+
+// Lossless first, then cheaper, then engine file order: the first offer is the step's engine.
+function compareOffers(a: Offer, b: Offer): number {
+  return Number(a.edge.lossy) - Number(b.edge.lossy) || a.edge.cost - b.edge.cost || a.order - b.order;
+}
+
+const graphs = new WeakMap<PlannerEngines, ConversionGraph>();
+
+/** Builds (once per engines array) the graph of steps offered by usable engines. */
+export function buildGraph(engines: PlannerEngines): ConversionGraph {
+  const cached = graphs.get(engines);
+  if (cached) return cached;
+  const converters = usableConverters(engines);
+  const steps = new Map<FormatId, Map<FormatId, Offer[]>>();
+  converters.forEach((converter, order) => {
+    for (const edge of converter.edges) {
+      if (edge.from === edge.to) continue;
+      const byTarget = steps.get(edge.from) ?? new Map<FormatId, Offer[]>();
+      steps.set(edge.from, byTarget);
+      const offers = byTarget.get(edge.to) ?? [];
+      // One offer per engine and pair: a converter declaring a pair twice keeps its first edge.
+      if (!offers.some((o) => o.converter === converter)) offers.push({ converter, order, edge });
+      byTarget.set(edge.to, offers);
+    }
+  });
+  for (const byTarget of steps.values()) for (const offers of byTarget.values()) offers.sort(compareOffers);
+  const graph = { converters, steps };
+  graphs.set(engines, graph);
+  return graph;
+}
+
+/** A candidate path while searching: its steps' offers (eligible engines, best first). */
+interface Candidate {
+  formats: FormatId[];
+  offers: Offer[][];
+  lossy: boolean;
+  cost: number;
+}
+
+function rankKey(c: Candidate): (number | string)[] {
+  // Tie-break after lossless/cost/steps: engine file order step by step, then the formats passed through.
+  return [...c.offers.map((o) => o[0]!.order), ...c.formats];
+}
+
+function better(a: Candidate, b: Candidate): boolean {
+  if (a.lossy !== b.lossy) return !a.lossy;
+  if (a.cost !== b.cost) return a.cost < b.cost;
+  if (a.offers.length !== b.offers.length) return a.offers.length < b.offers.length;
+  const ka = rankKey(a);
+  const kb = rankKey(b);
+  for (let i = 0; i < Math.min(ka.length, kb.length); i++) {
+    const x = ka[i]!;
+    const y = kb[i]!;
+    if (x !== y) return typeof x === 'number' && typeof y === 'number' ? x < y : String(x) < String(y);
+  }
+  return false;
+}
+
+/**
+ * Best path to every format reachable from `from` in at most MAX_STEPS steps. A multiOutput step
+ * (one file per page) may only end a path, so engines whose edge is multiOutput are dropped from
+ * intermediate steps. OCR never reads frames we pulled out of a video: nobody converting a video
+ * to a document means "recognise text in a GIF of it".
+ */
+function bestPathsFrom(graph: ConversionGraph, from: FormatId): Map<FormatId, Candidate> {
+  const best = new Map<FormatId, Candidate>();
+  const walk = (path: Candidate) => {
+    const here = path.formats[path.formats.length - 1]!;
+    const byTarget = graph.steps.get(here);
+    if (!byTarget) return;
+    for (const [to, offers] of byTarget) {
+      if (path.formats.includes(to)) continue;
+      if (offers[0]!.edge.family === 'ocr' && path.offers.some((o) => o[0]!.edge.family === 'video'))
+        continue;
+      const next: Candidate = {
+        formats: [...path.formats, to],
+        offers: [...path.offers, offers],
+        lossy: path.lossy || offers[0]!.edge.lossy,
+        cost: path.cost + offers[0]!.edge.cost,
+      };
+      const current = best.get(to);
+      if (!current || better(next, current)) best.set(to, next);
+      if (next.offers.length < MAX_STEPS) {
+        const single = offers.filter((o) => !o.edge.multiOutput);
+        if (single.length === 0) continue;
+        walk({
+          ...next,
+          offers: [...path.offers, single],
+          lossy: path.lossy || single[0]!.edge.lossy,
+          cost: path.cost + single[0]!.edge.cost,
+        });
+      }
+    }
+  };
+  walk({ formats: [from], offers: [], lossy: false, cost: 0 });
+  return best;
+}
+
+function familyOf(steps: PlannedStep[]): Plan['family'] {
+  const special = steps.find((s) => s.edge.family === 'ocr' || s.edge.family === 'voice');
+  return (special ?? steps[0]!).edge.family;
+}
+
+function toPlan(c: Candidate): Plan {
+  const steps: PlannedStep[] = c.offers.map((offers, i) => ({
+    from: c.formats[i]!,
+    to: c.formats[i + 1]!,
+    engines: offers.map((o) => o.converter.name),
+    edge: offers[0]!.edge,
+    edges: offers.map((o) => o.edge),
+  }));
+  const from = c.formats[0]!;
+  const to = c.formats[c.formats.length - 1]!;
+  return { key: `${from}-${to}`, from, to, family: familyOf(steps), lossy: c.lossy, cost: c.cost, steps };
+}
+
+/** The families whose options a plan takes: those of every engine that may run one of its steps. */
+export function optionFamilies(plan: Plan): ConversionFamily[] {
+  return [...new Set(plan.steps.flatMap((s) => s.edges.map((e) => e.family)))];
+}
+
+function canonical(id: FormatId): FormatId {
+  return resolveFormat(id)?.id ?? id;
+}
+
+/** The cheapest plan from one format to another, or undefined when the pair is not in the catalog. */
+export function planConversion(from: FormatId, to: FormatId, engines: PlannerEngines): Plan | undefined {
+  const f = canonical(from);
+  const t = canonical(to);
+  if (f === t) return undefined;
+  const found = bestPathsFrom(buildGraph(engines), f).get(t);
+  return found && toPlan(found);
+}
+
+/** Every plan the engines allow, sorted by key. */
+export function buildCatalog(engines: PlannerEngines): Plan[] {
+  const graph = buildGraph(engines);
+  const plans: Plan[] = [];
+  for (const from of graph.steps.keys()) {
+    for (const c of bestPathsFrom(graph, from).values()) plans.push(toPlan(c));
+  }
+  return plans.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+}

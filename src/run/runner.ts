@@ -1,0 +1,278 @@
+import { constants } from 'node:fs';
+import { copyFile, mkdir, mkdtemp, rename, rm, stat, unlink } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { basename, dirname, extname, join } from 'node:path';
+import type { ConversionEdge, Converter, StepContext } from '../engine/contract.js';
+import { type ConversionOptions, validateOptions } from '../engine/options.js';
+import { FileconvError } from '../errors/index.js';
+import { extensionOf } from '../formats/index.js';
+import { buildGraph, optionFamilies, type PlannerEngines, planConversion } from '../plan/graph.js';
+import { loadCatalog } from '../plan/index.js';
+import { scrubPaths, stepFailure } from './failure.js';
+import { engineSemaphore } from './semaphore.js';
+import type {
+  ConversionJob,
+  ConversionOutputFile,
+  ConversionResult,
+  Plan,
+  PlannedStep,
+  RunEvent,
+} from './types.js';
+
+export const DEFAULT_TIMEOUT_MS = 120_000;
+export const DEFAULT_ENGINE_CONCURRENCY = 2;
+/** How long past its timeout an in-process step may run before the runner gives up on it. */
+const TIMEOUT_GRACE_MS = 5_000;
+
+export interface RunnerOptions {
+  /** Engines to plan with; default: the installed ones from the registry. */
+  engines?: PlannerEngines;
+  /** Folder the per-conversion temp folders go in; default FILECONV_TMPDIR or the OS temp folder. */
+  tempRoot?: string;
+}
+
+function cancelled(): FileconvError {
+  return new FileconvError('CONVERT_FAILED', 'The conversion was cancelled.');
+}
+
+/**
+ * Plans and runs one conversion: each step in a folder of its own inside a temp folder that is
+ * removed whatever happens, engines tried in order with fallbacks, outputs moved into job.outDir.
+ */
+export async function runConversion(
+  job: ConversionJob,
+  runner: RunnerOptions = {},
+): Promise<ConversionResult> {
+  const engines = runner.engines ?? (await loadCatalog()).engines;
+  const plan = planConversion(job.from, job.to, engines);
+  if (!plan) {
+    throw new FileconvError(
+      'UNSUPPORTED_CONVERSION',
+      `Converting ${job.from} to ${job.to} is not in the catalog.`,
+    );
+  }
+  return executePlan(plan, job, { ...runner, engines });
+}
+
+/**
+ * Runs a given plan (job.from/job.to are not re-planned): validates the options against its
+ * steps' families, then works as runConversion does. The self-test runs single steps with it.
+ */
+export async function executePlan(
+  plan: Plan,
+  job: Omit<ConversionJob, 'from' | 'to'>,
+  runner: RunnerOptions = {},
+): Promise<ConversionResult> {
+  const engines = runner.engines ?? (await loadCatalog()).engines;
+  const converters = new Map(buildGraph(engines).converters.map((c) => [c.name, c]));
+  const options = validateOptions(job.options, optionFamilies(plan));
+  const signal = job.signal ?? new AbortController().signal;
+  if (signal.aborted) throw cancelled();
+  const inputStat = await stat(job.input).catch(() => undefined);
+  if (!inputStat?.isFile()) throw new FileconvError('FILE_NOT_FOUND');
+
+  const emit = (kind: string, message: string) => job.onEvent?.({ kind, message } satisfies RunEvent);
+  const report = progressReporter(job, plan.steps.length);
+  const root = runner.tempRoot ?? process.env.FILECONV_TMPDIR ?? tmpdir();
+  await mkdir(root, { recursive: true });
+  const temp = await mkdtemp(join(root, 'fileconv-'));
+  try {
+    let current = join(temp, `input.${extensionOf(plan.from)}`);
+    // A copy, never a link: an engine writing next to or into its input must not touch the caller's file.
+    await copyFile(job.input, current, constants.COPYFILE_FICLONE);
+    let files: string[] = [];
+    for (const [i, step] of plan.steps.entries()) {
+      emit('step-started', `step ${i + 1}/${plan.steps.length}: ${step.from} to ${step.to}`);
+      report(i, 0);
+      files = await runStep(step, current, join(temp, `step-${i + 1}`), {
+        converters,
+        options,
+        signal,
+        emit,
+        progress: (f) => report(i, f),
+      });
+      emit('step-done', `step ${i + 1}/${plan.steps.length} done: ${files.length} file(s)`);
+      if (i < plan.steps.length - 1) {
+        if (files.length !== 1) {
+          throw new FileconvError(
+            'CONVERT_FAILED',
+            `Step ${step.from} to ${step.to} gave ${files.length} files, not one.`,
+          );
+        }
+        current = await withExtension(files[0]!, extensionOf(step.to));
+      }
+    }
+    report(plan.steps.length, 0);
+    return { plan, files: await deliver(files, plan, job) };
+  } finally {
+    await rm(temp, { recursive: true, force: true });
+  }
+}
+
+function progressReporter(
+  job: Omit<ConversionJob, 'from' | 'to'>,
+  steps: number,
+): (step: number, fraction: number) => void {
+  let last = -1;
+  return (step, fraction) => {
+    const f = Math.min(1, Math.max(0, Number.isFinite(fraction) ? fraction : 0));
+    const percent = Math.min(100, Math.floor(((step + f) / steps) * 100));
+    if (percent < last) return;
+    last = percent;
+    job.onProgress?.({ percent, stage: 'converting', step: Math.min(step + 1, steps), steps });
+  };
+}
+
+interface StepEnv {
+  converters: Map<string, Converter>;
+  options: ConversionOptions;
+  signal: AbortSignal;
+  emit: (kind: string, message: string) => void;
+  progress: (fraction: number) => void;
+}
+
+/**
+ * The engines to try for a step, in order. Where a step has both text extraction and OCR engines
+ * (pdf to txt), OCR is what the `ocr` option asks for: with it, OCR goes first; without it, OCR is
+ * left out, so a PDF without a text layer answers NEEDS_OCR instead of being read slowly and
+ * approximately behind the caller's back.
+ */
+function enginesToTry(
+  step: PlannedStep,
+  env: StepEnv,
+): { name: string; converter: Converter; edge: ConversionEdge }[] {
+  const all = step.engines.flatMap((name, i) => {
+    const converter = env.converters.get(name);
+    return converter ? [{ name, converter, edge: step.edges[i] ?? step.edge }] : [];
+  });
+  const ocr = all.filter((e) => e.edge.family === 'ocr');
+  const other = all.filter((e) => e.edge.family !== 'ocr');
+  if (ocr.length === 0 || other.length === 0) return all;
+  return env.options.ocr ? [...ocr, ...other] : other;
+}
+
+/** Runs one step, trying its engines in order; returns its output files. */
+async function runStep(step: PlannedStep, input: string, dir: string, env: StepEnv): Promise<string[]> {
+  const errors: { engine: string; error: unknown }[] = [];
+  const engines = enginesToTry(step, env);
+  for (const [n, { name, converter, edge }] of engines.entries()) {
+    const tryDir = join(dir, `${n + 1}-${name}`);
+    const outDir = join(tryDir, 'out');
+    const workDir = join(tryDir, 'work');
+    await mkdir(outDir, { recursive: true });
+    await mkdir(workDir, { recursive: true });
+    const release = await engineSemaphore(name, converter.concurrency ?? DEFAULT_ENGINE_CONCURRENCY).acquire(
+      env.signal,
+    );
+    env.emit('engine-try', `${name}: ${step.from} to ${step.to}`);
+    try {
+      const files = await runWithLimits(
+        converter,
+        { edge, input, outDir, options: env.options },
+        {
+          workDir,
+          signal: env.signal,
+          timeoutMs: converter.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+          progress: env.progress,
+          log: (m) => env.emit('log', `${name}: ${scrubPaths(m)}`),
+        },
+      );
+      return files;
+    } catch (error) {
+      if (env.signal.aborted) throw cancelled();
+      errors.push({ engine: name, error });
+      const message = error instanceof Error ? error.message : String(error);
+      env.emit('engine-failed', `${name} failed: ${scrubPaths(message)}`);
+      const next = engines[n + 1];
+      if (next) env.emit('fallback', `trying ${next.name} for ${step.from} to ${step.to}`);
+    } finally {
+      release();
+    }
+  }
+  throw stepFailure(errors, step.from, step.to);
+}
+
+/**
+ * Runs the converter with the job's abort signal and the engine's time limit. Engines that spawn
+ * processes are killed by runProcess; an in-process engine that ignores the signal is given up on
+ * a little after its limit.
+ */
+async function runWithLimits(
+  converter: Converter,
+  request: Parameters<Converter['run']>[0],
+  base: Omit<StepContext, 'signal'> & { signal: AbortSignal },
+): Promise<string[]> {
+  const controller = new AbortController();
+  const onAbort = () => controller.abort();
+  base.signal.addEventListener('abort', onAbort, { once: true });
+  let timer: NodeJS.Timeout | undefined;
+  const guard = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      controller.abort();
+      reject(
+        new FileconvError(
+          'CONVERT_FAILED',
+          `${converter.name} took longer than ${Math.round(base.timeoutMs / 1000)} s and was stopped.`,
+        ),
+      );
+    }, base.timeoutMs + TIMEOUT_GRACE_MS);
+    controller.signal.addEventListener('abort', () => reject(cancelled()), { once: true });
+  });
+  guard.catch(() => {});
+  try {
+    const result = await Promise.race([
+      converter.run(request, { ...base, signal: controller.signal }),
+      guard,
+    ]);
+    const files = result.files;
+    if (!Array.isArray(files) || files.length === 0) {
+      throw new FileconvError('CONVERT_FAILED', `${converter.name} wrote no output.`);
+    }
+    for (const f of files) {
+      const s = await stat(f).catch(() => undefined);
+      if (!s?.isFile())
+        throw new FileconvError('CONVERT_FAILED', `${converter.name} did not write ${basename(f)}.`);
+    }
+    return files;
+  } finally {
+    clearTimeout(timer);
+    base.signal.removeEventListener('abort', onAbort);
+  }
+}
+
+/** Moves the outputs into job.outDir: `<base>.<ext>`, or `<base>-<n>.<ext>` for pages. */
+async function deliver(
+  files: string[],
+  plan: Plan,
+  job: Omit<ConversionJob, 'from' | 'to'>,
+): Promise<ConversionOutputFile[]> {
+  await mkdir(job.outDir, { recursive: true });
+  const base = job.baseName ?? 'output';
+  const ext = extensionOf(plan.to);
+  const many = files.length > 1;
+  const out: ConversionOutputFile[] = [];
+  for (const [i, file] of files.entries()) {
+    const path = join(job.outDir, many ? `${base}-${i + 1}.${ext}` : `${base}.${ext}`);
+    await moveFile(file, path);
+    out.push({ name: many ? `${plan.to}-${i + 1}` : plan.to, path, format: plan.to });
+  }
+  return out;
+}
+
+/** The file under a name ending in `.ext` (engines downstream may go by the extension). */
+async function withExtension(file: string, ext: string): Promise<string> {
+  if (extname(file).toLowerCase() === `.${ext}`) return file;
+  const named = join(dirname(file), `step-output.${ext}`);
+  await rename(file, named);
+  return named;
+}
+
+async function moveFile(from: string, to: string): Promise<void> {
+  try {
+    await rename(from, to);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'EXDEV') throw e;
+    await copyFile(from, to);
+    await unlink(from);
+  }
+}

@@ -1,0 +1,135 @@
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { execa } from 'execa';
+import sharp from 'sharp';
+import type { FormatId } from '../formats/index.js';
+import { findBinary } from '../run/process.js';
+import { psdFrom, writeOdp } from './containers.js';
+
+const TEXT = 'fileconv self-test\nThe quick brown fox jumps over the lazy dog.\n';
+
+const SVG = `<svg xmlns="http://www.w3.org/2000/svg" width="480" height="120" viewBox="0 0 480 120">
+<rect width="480" height="120" fill="#ffffff"/>
+<rect x="8" y="8" width="40" height="40" fill="#3366cc"/>
+<text x="64" y="80" font-family="sans-serif" font-size="56" fill="#000000">HELLO 2026</text>
+</svg>
+`;
+
+const TEXT_FILES: Record<FormatId, string> = {
+  txt: TEXT,
+  md: '# Self-test\n\nSome *markdown* with a [link](https://example.org).\n\n- one\n- two\n',
+  html:
+    '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>Self-test</title></head>\n' +
+    '<body><h1>Self-test</h1><p>The quick brown fox jumps over the lazy dog.</p>\n' +
+    '<table><tr><th>name</th><th>qty</th></tr><tr><td>apple</td><td>3</td></tr></table></body></html>\n',
+  csv: 'name,qty,price\napple,3,1.25\npear,5,0.80\n',
+  // A list of records, so it can also become a table (csv, xlsx).
+  json: '[\n  { "id": 1, "label": "one", "qty": 3 },\n  { "id": 2, "label": "two", "qty": 5 }\n]\n',
+  svg: SVG,
+};
+
+/**
+ * A one-page PDF with a text layer, written by hand: objects, then an xref table whose offsets
+ * are counted from the bytes written.
+ */
+export function tinyPdf(text = 'Hello from fileconv'): Buffer {
+  const stream = `BT /F1 24 Tf 72 720 Td (${text.replace(/[()\\]/g, '\\$&')}) Tj ET`;
+  const objects = [
+    '<< /Type /Catalog /Pages 2 0 R >>',
+    '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
+    '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R /Resources << /Font << /F1 5 0 R >> >> >>',
+    `<< /Length ${stream.length} >>\nstream\n${stream}\nendstream`,
+    '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>',
+  ];
+  let body = '%PDF-1.4\n';
+  const offsets: number[] = [];
+  objects.forEach((o, i) => {
+    offsets.push(body.length);
+    body += `${i + 1} 0 obj\n${o}\nendobj\n`;
+  });
+  const xref = body.length;
+  body += `xref\n0 ${objects.length + 1}\n0000000000 65535 f \n`;
+  for (const off of offsets) body += `${String(off).padStart(10, '0')} 00000 n \n`;
+  body += `trailer\n<< /Size ${objects.length + 1} /Root 1 0 R >>\nstartxref\n${xref}\n%%EOF\n`;
+  return Buffer.from(body, 'latin1');
+}
+
+async function ffmpeg(args: string[]): Promise<void> {
+  const bin = findBinary(['ffmpeg']);
+  if (!bin) throw new Error('ffmpeg is not installed');
+  await execa(bin, ['-hide_banner', '-loglevel', 'error', '-y', ...args], {
+    timeout: 60_000,
+    stdin: 'ignore',
+  });
+}
+
+/** Seed files written directly: the roots every other sample is converted from. */
+export async function writeSeeds(dir: string): Promise<Map<FormatId, string>> {
+  const seeds = new Map<FormatId, string>();
+  for (const [id, text] of Object.entries(TEXT_FILES)) {
+    const path = join(dir, `seed.${id}`);
+    await writeFile(path, text);
+    seeds.set(id, path);
+  }
+  const pdf = join(dir, 'seed.pdf');
+  await writeFile(pdf, tinyPdf());
+  seeds.set('pdf', pdf);
+  const png = join(dir, 'seed.png');
+  // Rendered from the SVG seed, so OCR steps have words to read.
+  await sharp(Buffer.from(SVG)).flatten({ background: '#ffffff' }).png().toFile(png);
+  seeds.set('png', png);
+  if (findBinary(['ffmpeg'])) {
+    const wav = join(dir, 'seed.wav');
+    await ffmpeg(['-f', 'lavfi', '-i', 'sine=frequency=440:duration=1', '-ar', '16000', '-ac', '1', wav]);
+    seeds.set('wav', wav);
+    const mp4 = join(dir, 'seed.mp4');
+    await ffmpeg([
+      '-f',
+      'lavfi',
+      '-i',
+      'testsrc=duration=1:size=160x120:rate=10',
+      '-f',
+      'lavfi',
+      '-i',
+      'sine=frequency=440:duration=1',
+      '-c:v',
+      'libx264',
+      '-pix_fmt',
+      'yuv420p',
+      '-c:a',
+      'aac',
+      '-shortest',
+      mp4,
+    ]);
+    seeds.set('mp4', mp4);
+  }
+  const odp = join(dir, 'seed.odp');
+  await writeOdp(odp);
+  seeds.set('odp', odp);
+  const psd = join(dir, 'seed.psd');
+  await writeFile(psd, await psdFrom(png));
+  seeds.set('psd', psd);
+  return seeds;
+}
+
+/** The test video with `wav` as its sound: a tone says nothing to speech-to-text. */
+export async function muxSpeechVideo(dir: string, wav: string): Promise<string> {
+  const mp4 = join(dir, 'seed-speech.mp4');
+  await ffmpeg([
+    '-f',
+    'lavfi',
+    '-i',
+    'testsrc=size=160x120:rate=10',
+    '-i',
+    wav,
+    '-c:v',
+    'libx264',
+    '-pix_fmt',
+    'yuv420p',
+    '-c:a',
+    'aac',
+    '-shortest',
+    mp4,
+  ]);
+  return mp4;
+}

@@ -1,0 +1,39 @@
+import { writeFile } from 'node:fs/promises';
+import { basename, join } from 'node:path';
+import { execa } from 'execa';
+import { describe, expect, it } from 'vitest';
+import { detect } from '../../src/detect/index.js';
+import { findBinary } from '../../src/run/process.js';
+import { detectionAccepts } from '../../src/selftest/index.js';
+import { tinyPdf, writeSeeds } from '../../src/selftest/seeds.js';
+import { tempDir } from '../helpers/step.js';
+
+describe('self-test seeds', () => {
+  it('writes seeds that detection recognises as what they claim to be', async () => {
+    const seeds = await writeSeeds(tempDir());
+    expect([...seeds.keys()]).toEqual(
+      expect.arrayContaining(['txt', 'md', 'html', 'csv', 'json', 'svg', 'pdf', 'png', 'odp', 'psd']),
+    );
+    for (const [id, path] of seeds) {
+      const report = await detect(path, { filename: basename(path) });
+      expect(report.detected, basename(path)).toBe(id);
+    }
+  });
+
+  it('writes a PDF whose text layer pdftotext can read', async () => {
+    const pdftotext = findBinary(['pdftotext']);
+    if (!pdftotext) return;
+    const dir = tempDir();
+    const file = join(dir, 'seed.pdf');
+    await writeFile(file, tinyPdf('Sample words here'));
+    const r = await execa(pdftotext, [file, '-']);
+    expect(r.stdout.trim()).toBe('Sample words here');
+  });
+
+  it('accepts plain text only for text-family targets', () => {
+    expect(detectionAccepts('pdf', 'pdfa')).toBe(true);
+    expect(detectionAccepts('txt', 'md')).toBe(true);
+    expect(detectionAccepts('txt', 'csv')).toBe(false);
+    expect(detectionAccepts('bin', 'tiff')).toBe(false);
+  });
+});
