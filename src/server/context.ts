@@ -1,0 +1,81 @@
+import type { HttpBindings } from '@hono/node-server';
+import type { Context } from 'hono';
+import { anonymousIdentity } from '../identity/client-ip.js';
+import type { LimitState } from '../identity/headers.js';
+import type { QuotaKind } from '../identity/quota.js';
+import type { BlobStore, QuotaDraw, RequestStore } from '../store/types.js';
+import type { ServeConfig } from './config.js';
+import type { ServerEngine } from './engine.js';
+import type { ConversionQueue } from './queue.js';
+import type { LinkSigner } from './tokens.js';
+
+/**
+ * Who is calling. Anonymous callers are told apart by their client IP; key holders by their key.
+ * Both carry the IP, since the per-minute write limit is per IP whoever calls.
+ */
+export type Identity = { kind: 'anonymous'; ip: string } | { kind: 'key'; keyId: string; ip: string };
+
+/** Resolves the caller; throws FileconvError INVALID_API_KEY for an unknown or revoked Bearer key. */
+export type IdentityResolver = (c: Context<AppEnv>) => Promise<Identity>;
+
+export type WriteOperation = 'detect' | 'convert';
+
+/** A decision of one limit, with the header state to report either way. */
+export interface LimitDecision {
+  allowed: boolean;
+  state: LimitState;
+}
+
+/**
+ * Where per-minute write limits and daily quotas plug in. The routes turn refusals into
+ * RATE_LIMITED / QUOTA_EXCEEDED answers and every decision into RateLimit headers.
+ */
+export interface WriteLimits {
+  /** Counts one write of the caller's IP; undefined when the per-minute limit is off. */
+  admitWrite(identity: Identity): (LimitDecision & { retryAfterSeconds: number }) | undefined;
+  /** Takes one unit of today's quota (check and count in one step). */
+  draw(identity: Identity, kind: QuotaKind): LimitDecision & { draw: QuotaDraw };
+  /** Today's standing of one quota, taking nothing. */
+  standing(identity: Identity, kind: QuotaKind): LimitState;
+  /** Gives back the unit a failed conversion drew; `meteredAs` is the request's stored identity. */
+  refund(meteredAs: string, draw: QuotaDraw): boolean;
+}
+
+/** The string quotas are counted under (and requests are filed under): per key, or per client IP. */
+export function meteredAs(identity: Identity): string {
+  return identity.kind === 'key' ? `key:${identity.keyId}` : anonymousIdentity(identity.ip);
+}
+
+/** Fetches a source_url into a folder (SSRF checks are the implementation's job). */
+export interface UrlIntake {
+  fetch(
+    url: string,
+    destDir: string,
+    opts: { signal: AbortSignal },
+  ): Promise<{ path: string; filename: string; contentType: string }>;
+}
+
+export interface ServerContext {
+  config: ServeConfig;
+  store: RequestStore;
+  blobs: BlobStore;
+  engine: ServerEngine;
+  queue: ConversionQueue;
+  signer: LinkSigner;
+  identity: IdentityResolver;
+  limits: WriteLimits;
+  urlIntake: UrlIntake | undefined;
+  /** Set on SIGTERM: writes answer 503 while running work finishes. */
+  state: { draining: boolean };
+  log(message: string): void;
+}
+
+export type AppEnv = {
+  Bindings: HttpBindings;
+  Variables: {
+    identity: Identity;
+    ownerHash: string | undefined;
+    /** Limit states reported in this answer's RateLimit headers. */
+    limitStates: LimitState[] | undefined;
+  };
+};

@@ -1,0 +1,63 @@
+import type { ConversionJob, ConversionResult, Plan } from '../run/types.js';
+
+/** What detection reports about a stored file (api.md's detect report). */
+export interface DetectReport {
+  declared: string;
+  detected: string;
+  match: boolean;
+  mime: string;
+  confidence: number;
+}
+
+export interface DetectHints {
+  declared?: string;
+  filename?: string;
+  contentType?: string;
+}
+
+export interface EngineInfo {
+  name: string;
+  version: string | undefined;
+}
+
+/** The core as the server uses it; the CLI uses the same modules directly. */
+export interface ServerEngine {
+  detect(file: string, hints: DetectHints): Promise<DetectReport>;
+  convert(job: ConversionJob): Promise<ConversionResult>;
+  /** Plans of the installed engines, and those engines. */
+  catalog(): Promise<{ engines: EngineInfo[]; plans: Plan[] }>;
+  zip(files: readonly { path: string; name: string }[], zipPath: string): Promise<void>;
+}
+
+/** The real core: detection, planner and runner of this package. */
+export async function coreEngine(): Promise<ServerEngine> {
+  const [{ detect }, { runConversion }, { loadCatalog }, { zipOutputs }] = await Promise.all([
+    import('../detect/index.js'),
+    import('../run/runner.js'),
+    import('../plan/index.js'),
+    import('../run/zip.js'),
+  ]);
+  return {
+    async detect(file, hints) {
+      const r = await detect(file, hints);
+      return {
+        declared: r.declared,
+        detected: r.detected,
+        match: r.match,
+        mime: r.mime,
+        confidence: r.confidence,
+      };
+    },
+    convert: (job) => runConversion(job),
+    async catalog() {
+      const c = await loadCatalog();
+      return {
+        engines: c.engines
+          .filter((e) => e.probe.ok)
+          .map((e) => ({ name: e.converter.name, version: e.probe.version })),
+        plans: c.plans,
+      };
+    },
+    zip: (files, zipPath) => zipOutputs(files, zipPath),
+  };
+}

@@ -1,0 +1,270 @@
+import type { Hono, MiddlewareHandler } from 'hono';
+import { validateOptions } from '../../engine/options.js';
+import { FileconvError } from '../../errors/index.js';
+import { resolveFormat } from '../../formats/index.js';
+import { optionFamilies } from '../../plan/index.js';
+import type { Plan } from '../../run/types.js';
+import { type AppEnv, meteredAs, type ServerContext, type WriteOperation } from '../context.js';
+import { parseConvertMeta } from '../meta.js';
+import { checkQuotaLeft, drawQuota, enforceWriteLimit, reportLimits } from '../metering.js';
+import { fetchSourceUrl } from '../source-url.js';
+import { newOwnerToken, newRequestId, OWNER_TOKEN, sha256Hex } from '../tokens.js';
+import { checkContentLength, type ParsedUpload, receiveUpload } from '../upload.js';
+
+/** Detection answers within this time or fails (api.md: synchronous, at most 20 s). */
+const DETECT_TIMEOUT_MS = 20_000;
+
+/**
+ * Runs before every write, after the caller is known: counts it against the per-minute limit,
+ * refuses while shutting down or when the quota is already used up (before the body is read),
+ * and files it under the caller's owner token (issuing one when none was sent).
+ */
+function writeGate(ctx: ServerContext, operation: WriteOperation): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    enforceWriteLimit(c, ctx.limits);
+    if (ctx.state.draining)
+      throw new FileconvError(
+        'CONVERT_API_UNAVAILABLE',
+        'The server is shutting down; retry after a minute.',
+      );
+    // Which quota a conversion draws on (voice or not) is known only once its meta is read.
+    if (operation === 'detect') checkQuotaLeft(c, ctx.limits, 'file_checks');
+    else reportLimits(c, ctx.limits.standing(c.get('identity'), 'conversions'));
+    const sent = c.req.header('x-owner-token');
+    if (sent !== undefined && !OWNER_TOKEN.test(sent)) {
+      throw new FileconvError(
+        'INVALID_REQUEST',
+        'X-Owner-Token must be a token this server issued (fco_...).',
+      );
+    }
+    const token = sent ?? newOwnerToken();
+    if (!sent) c.header('X-Owner-Token', token);
+    c.set('ownerHash', sha256Hex(token));
+    await next();
+  };
+}
+
+async function withTimeout<T>(work: Promise<T>, ms: number, onTimeout: () => FileconvError): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(onTimeout()), ms);
+  });
+  try {
+    return await Promise.race([work, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Finds a catalog plan by key (`csv-json`), accepting aliases on either side (`jpeg-png`). */
+export function findPlan(plans: readonly Plan[], key: string): Plan | undefined {
+  const exact = plans.find((p) => p.key === key);
+  if (exact) return exact;
+  for (let i = key.indexOf('-'); i > 0; i = key.indexOf('-', i + 1)) {
+    const from = resolveFormat(key.slice(0, i))?.id;
+    const to = resolveFormat(key.slice(i + 1))?.id;
+    const plan = from && to ? plans.find((p) => p.from === from && p.to === to) : undefined;
+    if (plan) return plan;
+  }
+  return undefined;
+}
+
+function unsupported(key: string): FileconvError {
+  return new FileconvError(
+    'UNSUPPORTED_CONVERSION',
+    `The conversion "${key.slice(0, 60)}" is not in the catalog; see GET /api/public/conversions.`,
+  );
+}
+
+function readUpload(
+  ctx: ServerContext,
+  c: Parameters<MiddlewareHandler<AppEnv>>[0],
+  key: string,
+): Promise<ParsedUpload> {
+  const incoming = c.env.incoming;
+  const tooBig = checkContentLength(incoming, ctx.config.maxUpload);
+  if (tooBig) throw tooBig;
+  return receiveUpload(incoming, ctx.blobs, key, ctx.config.maxUpload);
+}
+
+export function registerIntakeRoutes(app: Hono<AppEnv>, ctx: ServerContext): void {
+  const { store, blobs, engine } = ctx;
+  const event = (at: number, kind: string, message: string) => ({ at, kind, message });
+
+  app.post('/api/public/detect', writeGate(ctx, 'detect'), async (c) => {
+    const id = newRequestId();
+    const received = Date.now();
+    const upload = await readUpload(ctx, c, `inputs/${id}`);
+    const file = upload.file;
+    try {
+      const unexpected = [...upload.fields.keys()].filter((k) => k !== 'declared');
+      if (unexpected.length > 0)
+        throw new FileconvError(
+          'INVALID_REQUEST',
+          `Unknown part "${unexpected[0]!.slice(0, 40)}"; detect takes "file" and an optional "declared".`,
+        );
+      if (!file)
+        throw new FileconvError(
+          'INTAKE_FAILED',
+          'The file part is missing: send the file in a part named "file".',
+        );
+      if (file.size === 0) throw new FileconvError('INTAKE_FAILED', 'The file part is empty.');
+      const declared = upload.fields.get('declared')?.value;
+      const draw = drawQuota(c, ctx.limits, 'file_checks');
+      const report = await withTimeout(
+        engine.detect(await blobs.localPath(file.key), {
+          declared,
+          filename: file.filename,
+          contentType: file.contentType,
+        }),
+        DETECT_TIMEOUT_MS,
+        () => new FileconvError('CONVERT_API_UNAVAILABLE', 'Detection took longer than 20 s; retry later.'),
+      ).catch((e: unknown) => {
+        // A check that produced no report is not counted.
+        ctx.limits.refund(meteredAs(c.get('identity')), draw);
+        throw e;
+      });
+      const now = Date.now();
+      store.createRequest(
+        {
+          id,
+          kind: 'detect',
+          status: 'succeeded',
+          filename: file.filename,
+          ownerHash: c.get('ownerHash'),
+          identity: meteredAs(c.get('identity')),
+          queue: 'done',
+          progress: { percent: 100, stage: 'done', step: 0, steps: 0 },
+          report: { ...report },
+          createdAt: received,
+        },
+        [
+          event(received, 'received', `Received ${file.filename} (${file.size} bytes).`),
+          event(now, 'detected', detectMessage(report)),
+        ],
+      );
+      return c.json({ request_id: id, status: 'succeeded', report });
+    } finally {
+      if (file) await blobs.delete(file.key).catch(() => {});
+    }
+  });
+
+  app.post('/api/public/convert', writeGate(ctx, 'convert'), async (c) => {
+    if (ctx.queue.size >= ctx.config.maxQueued) {
+      throw new FileconvError('CONVERT_API_UNAVAILABLE', 'The work queue is full; retry after a minute.');
+    }
+    const id = newRequestId();
+    const inputKey = `inputs/${id}`;
+    const received = Date.now();
+    const upload = await readUpload(ctx, c, inputKey);
+    let stored = upload.file !== undefined;
+    try {
+      const meta = parseConvertMeta(upload.fields.get('meta'));
+      const extra = [...upload.fields.keys()].filter((k) => k !== 'meta');
+      if (extra.length > 0)
+        throw new FileconvError(
+          'INVALID_REQUEST',
+          `Unknown part "${extra[0]!.slice(0, 40)}"; convert takes "meta" and "file".`,
+        );
+      let file = upload.file;
+      if (meta.sourceUrl !== undefined) {
+        if (file)
+          throw new FileconvError('INVALID_REQUEST', 'Send either a file part or meta.source_url, not both.');
+        file = await fetchSourceUrl(ctx, meta.sourceUrl, inputKey, c.req.raw.signal);
+        stored = true;
+      }
+      if (!file)
+        throw new FileconvError(
+          'INTAKE_FAILED',
+          'The file part is missing: send the file in a part named "file" (or meta.source_url).',
+        );
+      if (file.size === 0) throw new FileconvError('INTAKE_FAILED', 'The file part is empty.');
+      const { plans } = await engine.catalog();
+      let plan: Plan | undefined;
+      let report: Awaited<ReturnType<typeof engine.detect>> | undefined;
+      const path = await blobs.localPath(file.key);
+      if (meta.conversion !== undefined) {
+        plan = findPlan(plans, meta.conversion);
+        if (!plan) throw unsupported(meta.conversion);
+      } else if (meta.sourceUrl !== undefined && meta.to !== undefined) {
+        report = await engine.detect(path, { filename: file.filename, contentType: file.contentType });
+        const to = resolveFormat(meta.to)?.id ?? meta.to;
+        plan = report.detected ? findPlan(plans, `${report.detected}-${to}`) : undefined;
+        if (!plan) throw unsupported(`${report.detected ?? 'unknown'}-${to}`);
+      } else {
+        throw new FileconvError(
+          'INVALID_REQUEST',
+          'meta.conversion is required (like "docx-pdf"); a source_url may give "to" instead.',
+        );
+      }
+      if (meta.to !== undefined && meta.conversion !== undefined && resolveFormat(meta.to)?.id !== plan.to) {
+        throw new FileconvError(
+          'INVALID_REQUEST',
+          `meta.to (${meta.to.slice(0, 20)}) does not match the conversion ${plan.key}.`,
+        );
+      }
+      validateOptions(meta.options ?? {}, optionFamilies(plan));
+      report ??= await engine.detect(path, {
+        declared: plan.from,
+        filename: file.filename,
+        contentType: file.contentType,
+      });
+      const detectedAt = Date.now();
+      // Only accepted work counts: the unit is taken once the request is valid, just before it is filed.
+      const isVoice = plan.family === 'voice' || plan.steps.some((s) => s.edge.family === 'voice');
+      const draw = drawQuota(c, ctx.limits, isVoice ? 'voice' : 'conversions');
+      const identity = meteredAs(c.get('identity'));
+      try {
+        store.createRequest(
+          {
+            id,
+            kind: 'convert',
+            status: 'running',
+            conversion: plan.key,
+            from: plan.from,
+            to: plan.to,
+            options: meta.options,
+            filename: file.filename,
+            inputKey: file.key,
+            ownerHash: c.get('ownerHash'),
+            identity,
+            quota: draw,
+            queue: 'queued',
+            progress: { percent: 0, stage: 'queued', step: 0, steps: plan.steps.length },
+            createdAt: received,
+          },
+          [
+            event(received, 'received', `Received ${file.filename} (${file.size} bytes) for ${plan.key}.`),
+            event(detectedAt, 'detected', detectMessage(report)),
+            event(
+              detectedAt,
+              'queued',
+              `Queued behind ${ctx.queue.size} other conversion${ctx.queue.size === 1 ? '' : 's'}.`,
+            ),
+          ],
+        );
+      } catch (e) {
+        ctx.limits.refund(identity, draw);
+        throw e;
+      }
+      stored = false;
+      ctx.queue.pump();
+      return c.json({ request_id: id, status: 'running' }, 202);
+    } finally {
+      if (stored) await blobs.delete(inputKey).catch(() => {});
+    }
+  });
+}
+
+function detectMessage(r: {
+  declared: string;
+  detected: string;
+  match: boolean;
+  confidence: number;
+}): string {
+  const found = r.detected
+    ? `Detected ${r.detected} (confidence ${r.confidence.toFixed(2)})`
+    : 'The format could not be detected';
+  if (!r.declared) return `${found}.`;
+  return `${found}; declared ${r.declared}: ${r.match ? 'they match' : 'they differ'}.`;
+}

@@ -1,0 +1,110 @@
+import type { Hono } from 'hono';
+import { FileconvError } from '../../errors/index.js';
+import type { AppEnv, ServerContext } from '../context.js';
+import { encodeOpaque, isRequestId, OWNER_TOKEN, sha256Hex } from '../tokens.js';
+import { baseUrl, recentView, requestView, timelineText, timelineView } from '../views.js';
+
+/** How long a download link from the artifact path stays valid. */
+export const LINK_TTL_SECONDS = 3600;
+const RECENT_DEFAULT = 20;
+const RECENT_MAX = 100;
+/** Longest long-poll a reader may ask for, in seconds; kept under common proxy idle timeouts. */
+export const MAX_WAIT_SECONDS = 30;
+
+/** The `wait` query parameter in ms: absent means 0 (answer now); anything but 0..30 is refused. */
+function waitMs(raw: string | undefined): number {
+  if (raw === undefined) return 0;
+  if (!/^\d{1,2}$/.test(raw) || Number(raw) > MAX_WAIT_SECONDS)
+    throw new FileconvError(
+      'INVALID_REQUEST',
+      `wait must be a whole number of seconds from 0 to ${MAX_WAIT_SECONDS}.`,
+    );
+  return Number(raw) * 1000;
+}
+
+export function registerRequestRoutes(app: Hono<AppEnv>, ctx: ServerContext): void {
+  const { store } = ctx;
+
+  const load = (id: string) => {
+    const r = isRequestId(id) ? store.getRequest(id) : undefined;
+    if (!r) throw new FileconvError('REQUEST_NOT_FOUND');
+    return r;
+  };
+
+  // Before /requests/:id, so "recent" is never read as an id.
+  app.get('/api/public/requests/recent', (c) => {
+    const token = c.req.header('x-owner-token');
+    if (!token)
+      throw new FileconvError(
+        'INVALID_REQUEST',
+        'Send the X-Owner-Token header the server gave your device.',
+      );
+    if (!OWNER_TOKEN.test(token))
+      throw new FileconvError('INVALID_REQUEST', 'X-Owner-Token is not a token this server issues.');
+    const raw = c.req.query('limit');
+    let limit = RECENT_DEFAULT;
+    if (raw !== undefined) {
+      if (!/^\d+$/.test(raw) || Number(raw) < 1)
+        throw new FileconvError('INVALID_REQUEST', 'limit must be a positive integer.');
+      limit = Math.min(Number(raw), RECENT_MAX);
+    }
+    return c.json({ requests: store.recentByOwner(sha256Hex(token), limit).map(recentView) });
+  });
+
+  // With ?wait=N the answer is held until the request is no longer running (succeeded or failed)
+  // or N seconds pass; the queue's change signal wakes it, and the store is read again to answer.
+  app.get('/api/public/requests/:id', async (c) => {
+    const id = c.req.param('id');
+    const wait = waitMs(c.req.query('wait'));
+    let r = load(id);
+    if (wait > 0 && r.status === 'running') {
+      const until = Date.now() + wait;
+      const gone = c.req.raw.signal;
+      while (r.status === 'running' && Date.now() < until && !gone.aborted) {
+        await ctx.queue.changes.waitFor(id, until - Date.now(), gone);
+        r = load(id);
+      }
+    }
+    c.header('Cache-Control', 'no-store');
+    return c.json(requestView(r, store.artifacts(r.id), baseUrl(c, ctx.config)));
+  });
+
+  app.get('/api/public/requests/:id/artifacts/:name', (c) => {
+    const r = load(c.req.param('id'));
+    const name = c.req.param('name');
+    if (r.status === 'failed') {
+      throw new FileconvError('CONVERT_FAILED', r.error?.message ?? 'The conversion failed.', {
+        extra: { detail: r.error?.code ?? 'CONVERT_FAILED' },
+      });
+    }
+    const artifact = store.artifact(r.id, name);
+    if (!artifact) {
+      throw new FileconvError(
+        'ARTIFACT_NOT_FOUND',
+        r.status === 'running'
+          ? 'The conversion is still running; poll the request until it has succeeded.'
+          : undefined,
+      );
+    }
+    if (artifact.expired) throw new FileconvError('ARTIFACT_EXPIRED');
+    const expires = Math.floor(Date.now() / 1000) + LINK_TTL_SECONDS;
+    const opaque = encodeOpaque(r.id, artifact.name);
+    const signature = ctx.signer.sign(opaque, expires);
+    c.header('Cache-Control', 'no-store');
+    return c.redirect(
+      `${baseUrl(c, ctx.config)}/files/${opaque}?expires=${expires}&signature=${signature}`,
+      302,
+    );
+  });
+
+  app.get('/api/public/requests/:id/timeline', (c) => {
+    const r = load(c.req.param('id'));
+    const events = store.timeline(r.id);
+    c.header('Cache-Control', 'no-store');
+    const accept = c.req.header('accept') ?? '';
+    if (/\btext\/plain\b/.test(accept) && !/application\/json/.test(accept)) {
+      return c.text(timelineText(events), 200, { 'Content-Type': 'text/plain; charset=utf-8' });
+    }
+    return c.json(timelineView(r.id, events));
+  });
+}

@@ -1,0 +1,123 @@
+import { randomBytes } from 'node:crypto';
+import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { serve } from '@hono/node-server';
+import { DiskBlobStore } from '../store/disk.js';
+import { DATABASE_FILE, openDatabase, SqliteRequestStore } from '../store/sqlite.js';
+import { SqliteKeyStore, SqliteQuotaStore } from '../store/sqlite-identity.js';
+import { createApp } from './app.js';
+import type { ServeConfig } from './config.js';
+import type { ServerContext, UrlIntake } from './context.js';
+import { coreEngine, type ServerEngine } from './engine.js';
+import { keyIdentity } from './identity.js';
+import { Metering } from './metering.js';
+import { ConversionQueue } from './queue.js';
+import { startSweeper, sweepExpired, sweepOrphans } from './retention.js';
+import { LinkSigner } from './tokens.js';
+
+export interface RunningServer {
+  /** Where it listens, like http://127.0.0.1:8080. */
+  url: string;
+  port: number;
+  context: ServerContext;
+  /** Stops taking writes, lets running conversions finish (up to the grace period), closes everything. */
+  shutdown(): Promise<void>;
+}
+
+export interface StartOptions {
+  engine?: ServerEngine;
+  urlIntake?: UrlIntake;
+  log?: (message: string) => void;
+}
+
+/** The signing secret: made on first start (32 random bytes, mode 0600), read after. */
+async function signingSecret(dataDir: string): Promise<Buffer> {
+  const file = join(dataDir, 'signing.key');
+  try {
+    const hex = (await readFile(file, 'utf8')).trim();
+    if (/^[0-9a-f]{64}$/.test(hex)) return Buffer.from(hex, 'hex');
+  } catch {}
+  const secret = randomBytes(32);
+  await writeFile(file, `${secret.toString('hex')}\n`, { mode: 0o600 });
+  await chmod(file, 0o600);
+  return secret;
+}
+
+export async function startServer(config: ServeConfig, options: StartOptions = {}): Promise<RunningServer> {
+  const log = options.log ?? ((m: string) => console.error(m));
+  await mkdir(config.dataDir, { recursive: true });
+  const secret = await signingSecret(config.dataDir);
+  const db = openDatabase(join(config.dataDir, DATABASE_FILE));
+  const store = new SqliteRequestStore(db);
+  const metering = new Metering(config, new SqliteQuotaStore(db));
+  const blobs = new DiskBlobStore(config.dataDir);
+  await blobs.init();
+  await blobs.clearScratch();
+  const engine = options.engine ?? (await coreEngine());
+  const queue = new ConversionQueue({
+    store,
+    blobs,
+    engine,
+    concurrency: config.concurrency,
+    retentionMs: config.retentionMs,
+    log,
+    refund: (r) => (r.quota ? metering.refund(r.identity, r.quota) : false),
+  });
+  await queue.recover();
+  await sweepOrphans(store, blobs);
+  await sweepExpired(store, blobs);
+
+  const context: ServerContext = {
+    config,
+    store,
+    blobs,
+    engine,
+    queue,
+    signer: new LinkSigner(secret),
+    identity: keyIdentity(new SqliteKeyStore(db), config.trustProxy),
+    limits: metering,
+    urlIntake: options.urlIntake,
+    state: { draining: false },
+    log,
+  };
+  const app = createApp(context);
+  const server = await new Promise<Server>((resolve, reject) => {
+    const s = serve(
+      { fetch: app.fetch, hostname: config.host, port: config.port, autoCleanupIncoming: false },
+      () => resolve(s as Server),
+    ) as Server;
+    s.once('error', reject);
+  });
+  // Uploads of 200 MiB on slow links take a while; the default 5 min request timeout cuts them.
+  server.requestTimeout = 0;
+  const stopSweeper = startSweeper(store, blobs, config.sweepIntervalMs, log);
+  // Warm the catalog so the first request and /readyz do not pay for probing the engines.
+  engine.catalog().catch((e) => log(`probing engines failed: ${(e as Error).message}`));
+  queue.pump();
+
+  const port = (server.address() as AddressInfo).port;
+  const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+  let closing: Promise<void> | undefined;
+  return {
+    url: `http://${host}:${port}`,
+    port,
+    context,
+    shutdown() {
+      closing ??= (async () => {
+        context.state.draining = true;
+        stopSweeper();
+        metering.close();
+        await queue.stop(config.shutdownGraceMs);
+        await new Promise<void>((resolve) => {
+          server.close(() => resolve());
+          server.closeIdleConnections();
+          setTimeout(() => server.closeAllConnections(), 2000).unref();
+        });
+        store.close();
+      })();
+      return closing;
+    },
+  };
+}

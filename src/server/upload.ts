@@ -1,0 +1,207 @@
+import type { IncomingMessage } from 'node:http';
+import { pipeline } from 'node:stream/promises';
+import busboy from 'busboy';
+import { FileconvError } from '../errors/index.js';
+import type { BlobStore, BlobWriter } from '../store/types.js';
+
+/** Room for multipart boundaries, part headers and the meta part on top of the file itself. */
+export const MULTIPART_OVERHEAD = 64 * 1024;
+const MAX_FIELD_BYTES = 64 * 1024;
+
+export interface UploadedFile {
+  key: string;
+  filename: string;
+  contentType: string;
+  size: number;
+}
+
+export interface ParsedUpload {
+  /** Non-file parts by name (a `meta` sent as a file part is read into here too). */
+  fields: Map<string, { value: string; mimeType: string }>;
+  file: UploadedFile | undefined;
+}
+
+/** Drops path parts, NUL and control characters from a client's file name. */
+export function sanitizeFilename(raw: string | undefined): string {
+  const base = (raw ?? '').split(/[\\/]/).pop() ?? '';
+  const clean = base
+    .replace(/[\u0000-\u001f\u007f-\u009f]/g, '')
+    .replace(/["<>|:*?]/g, '_')
+    .replace(/^[.\s]+/, '')
+    .trim()
+    .slice(0, 200);
+  return clean || 'upload';
+}
+
+/**
+ * Lets the rest of a refused body arrive and throws it away, so the answer already sent reaches
+ * the client (a reset while it is still sending loses the answer for many clients).
+ */
+export function drainRequest(incoming: IncomingMessage, maxMs = 120_000): void {
+  if (incoming.readableEnded || incoming.destroyed) return;
+  const timer = setTimeout(() => incoming.socket?.destroy(), maxMs);
+  timer.unref();
+  const done = () => clearTimeout(timer);
+  incoming.once('end', done);
+  incoming.once('close', done);
+  incoming.resume();
+}
+
+/** INTAKE_FAILED for an upload over the size limit: answered 413 where other intake failures are 422. */
+export class UploadTooLargeError extends FileconvError {
+  constructor(max: number) {
+    super('INTAKE_FAILED', `The upload is larger than the limit of ${max} bytes.`);
+  }
+}
+
+function tooLarge(max: number): FileconvError {
+  return new UploadTooLargeError(max);
+}
+
+/** 413 up front when Content-Length already says the body is too large. */
+export function checkContentLength(
+  incoming: IncomingMessage,
+  maxFileBytes: number,
+): FileconvError | undefined {
+  const declared = Number(incoming.headers['content-length']);
+  if (Number.isFinite(declared) && declared > maxFileBytes + MULTIPART_OVERHEAD)
+    return tooLarge(maxFileBytes);
+  return undefined;
+}
+
+/**
+ * Streams a multipart body: the part `file` goes straight into the blob store under `fileKey`
+ * (memory stays flat whatever its size), other parts are small fields. Refusals (status 413/422/400)
+ * remove the partial blob and drain the rest of the body.
+ */
+export function receiveUpload(
+  incoming: IncomingMessage,
+  blobs: BlobStore,
+  fileKey: string,
+  maxFileBytes: number,
+): Promise<ParsedUpload> {
+  return new Promise((resolve, reject) => {
+    const fields = new Map<string, { value: string; mimeType: string }>();
+    let file: Omit<UploadedFile, 'size'> | undefined;
+    let writer: BlobWriter | undefined;
+    let fileDone: Promise<number> | undefined;
+    let settled = false;
+
+    let parser: busboy.Busboy;
+    try {
+      parser = busboy({
+        headers: incoming.headers,
+        limits: {
+          files: 2,
+          fields: 8,
+          parts: 10,
+          fileSize: maxFileBytes + 1,
+          fieldSize: MAX_FIELD_BYTES,
+          headerPairs: 50,
+        },
+      });
+    } catch {
+      drainRequest(incoming);
+      reject(new FileconvError('INTAKE_FAILED', 'The body must be multipart/form-data with a file part.'));
+      return;
+    }
+
+    const refuse = (error: FileconvError) => {
+      if (settled) return;
+      settled = true;
+      incoming.unpipe(parser);
+      parser.removeAllListeners();
+      parser.on('error', () => {});
+      drainRequest(incoming);
+      const cleanup = writer ? writer.abort() : Promise.resolve();
+      fileDone?.catch(() => {});
+      cleanup.then(
+        () => reject(error),
+        () => reject(error),
+      );
+    };
+
+    parser.on('file', (name, stream, info) => {
+      // busboy says "limit" on reaching fileSize, so it is set one byte over the cap.
+      // A cut-off body errors the part too; the parser's own error event reports it.
+      stream.on('error', () => {});
+      if (name === 'meta') {
+        const chunks: Buffer[] = [];
+        let size = 0;
+        stream.on('data', (c: Buffer) => {
+          size += c.length;
+          if (size <= MAX_FIELD_BYTES) chunks.push(c);
+        });
+        stream.on('end', () => {
+          if (size > MAX_FIELD_BYTES)
+            refuse(new FileconvError('INVALID_REQUEST', 'The meta part is too large.'));
+          else fields.set('meta', { value: Buffer.concat(chunks).toString('utf8'), mimeType: info.mimeType });
+        });
+        return;
+      }
+      if (name !== 'file' || file) {
+        stream.resume();
+        refuse(
+          new FileconvError(
+            'INTAKE_FAILED',
+            name === 'file'
+              ? 'Send exactly one file part.'
+              : `Unexpected file part "${sanitizeFilename(name)}"; the file goes in the part "file".`,
+          ),
+        );
+        return;
+      }
+      file = { key: fileKey, filename: sanitizeFilename(info.filename), contentType: info.mimeType };
+      stream.on('limit', () => refuse(tooLarge(maxFileBytes)));
+      fileDone = blobs.createWriter(fileKey).then(async (w) => {
+        writer = w;
+        if (settled) {
+          await w.abort();
+          return 0;
+        }
+        let size = 0;
+        stream.on('data', (c: Buffer) => {
+          size += c.length;
+        });
+        await pipeline(stream, w.stream);
+        return size;
+      });
+      fileDone.catch(() => refuse(new FileconvError('INTAKE_FAILED', 'The upload could not be stored.')));
+    });
+
+    parser.on('field', (name, value, info) => {
+      if (info.valueTruncated)
+        refuse(new FileconvError('INVALID_REQUEST', `The part "${sanitizeFilename(name)}" is too large.`));
+      else fields.set(name, { value, mimeType: info.mimeType });
+    });
+    const tooMany = () =>
+      refuse(new FileconvError('INTAKE_FAILED', 'The multipart body has too many parts.'));
+    parser.on('filesLimit', tooMany);
+    parser.on('fieldsLimit', tooMany);
+    parser.on('partsLimit', tooMany);
+    parser.on('error', () => refuse(new FileconvError('INTAKE_FAILED', 'The multipart body is malformed.')));
+    parser.on('close', async () => {
+      if (settled) return;
+      let size = 0;
+      try {
+        if (fileDone) size = await fileDone;
+      } catch {
+        return;
+      }
+      if (settled) return;
+      try {
+        if (writer) await writer.commit();
+      } catch {
+        refuse(new FileconvError('INTAKE_FAILED', 'The upload could not be stored.'));
+        return;
+      }
+      settled = true;
+      resolve({ fields, file: file && { ...file, size } });
+    });
+    incoming.on('aborted', () =>
+      refuse(new FileconvError('INTAKE_FAILED', 'The client stopped sending the upload.')),
+    );
+    incoming.on('error', () => refuse(new FileconvError('INTAKE_FAILED', 'The upload was interrupted.')));
+    incoming.pipe(parser);
+  });
+}

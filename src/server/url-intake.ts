@@ -1,0 +1,13 @@
+import { fetchToFile } from '../intake/url.js';
+import { DEFAULT_MAX_UPLOAD } from './config.js';
+import type { UrlIntake } from './context.js';
+
+/** The URL intake of this package: public addresses only, every redirect hop checked. */
+export function publicUrlIntake(maxBytes: number): UrlIntake {
+  return { fetch: (url, destDir, { signal }) => fetchToFile(url, destDir, { signal, maxBytes }) };
+}
+
+/** The URL intake with the default upload limit as its size cap. */
+export async function loadUrlIntake(maxBytes = DEFAULT_MAX_UPLOAD): Promise<UrlIntake> {
+  return publicUrlIntake(maxBytes);
+}

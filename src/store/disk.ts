@@ -1,0 +1,103 @@
+import { createReadStream, createWriteStream } from 'node:fs';
+import { mkdir, mkdtemp, readdir, rename, rm, rmdir, stat } from 'node:fs/promises';
+import { dirname, join, relative, sep } from 'node:path';
+import type { Readable } from 'node:stream';
+import type { BlobStat, BlobStore, BlobWriter } from './types.js';
+
+const KEY = /^[A-Za-z0-9_-]+(?:\/[A-Za-z0-9_.-]+)*$/;
+
+/** BlobStore on a local folder: `<root>/blobs/<key>`, scratch space in `<root>/tmp`. */
+export class DiskBlobStore implements BlobStore {
+  private readonly blobs: string;
+  private readonly tmp: string;
+
+  constructor(root: string) {
+    this.blobs = join(root, 'blobs');
+    this.tmp = join(root, 'tmp');
+  }
+
+  async init(): Promise<void> {
+    await mkdir(this.blobs, { recursive: true });
+    await mkdir(this.tmp, { recursive: true });
+  }
+
+  private path(key: string): string {
+    // Keys are made by the server, but a bad one must never reach outside the folder.
+    if (!KEY.test(key) || key.split('/').some((s) => s === '.' || s === '..'))
+      throw new Error(`bad blob key ${key}`);
+    return join(this.blobs, ...key.split('/'));
+  }
+
+  async createWriter(key: string): Promise<BlobWriter> {
+    const final = this.path(key);
+    const partial = `${final}.part`;
+    await mkdir(dirname(final), { recursive: true });
+    const stream = createWriteStream(partial, { flags: 'w', mode: 0o600 });
+    return {
+      stream,
+      commit: () => rename(partial, final),
+      abort: async () => {
+        stream.destroy();
+        await rm(partial, { force: true });
+        await this.pruneEmpty(dirname(final));
+      },
+    };
+  }
+
+  async importFile(key: string, path: string): Promise<void> {
+    const target = this.path(key);
+    await mkdir(dirname(target), { recursive: true });
+    await rename(path, target);
+  }
+
+  async localPath(key: string): Promise<string> {
+    return this.path(key);
+  }
+
+  async stat(key: string): Promise<BlobStat | undefined> {
+    try {
+      const s = await stat(this.path(key));
+      return s.isFile() ? { size: s.size } : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
+  openRead(key: string, range?: { start: number; end: number }): Readable {
+    return createReadStream(this.path(key), range);
+  }
+
+  async delete(key: string): Promise<void> {
+    const p = this.path(key);
+    await rm(p, { force: true });
+    await this.pruneEmpty(dirname(p));
+  }
+
+  // Per-request folders go away with their last file, so the tree does not fill with empty folders.
+  private async pruneEmpty(dir: string): Promise<void> {
+    while (dir.startsWith(this.blobs + sep)) {
+      try {
+        await rmdir(dir);
+      } catch {
+        return;
+      }
+      dir = dirname(dir);
+    }
+  }
+
+  async list(): Promise<string[]> {
+    const entries = await readdir(this.blobs, { recursive: true, withFileTypes: true });
+    return entries
+      .filter((e) => e.isFile())
+      .map((e) => relative(this.blobs, join(e.parentPath, e.name)).split(sep).join('/'));
+  }
+
+  async scratchDir(name: string): Promise<string> {
+    return mkdtemp(join(this.tmp, `${name.replace(/[^A-Za-z0-9_-]/g, '_')}-`));
+  }
+
+  async clearScratch(): Promise<void> {
+    await rm(this.tmp, { recursive: true, force: true });
+    await mkdir(this.tmp, { recursive: true });
+  }
+}

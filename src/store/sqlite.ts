@@ -1,0 +1,268 @@
+import Database from 'better-sqlite3';
+import type { Progress } from '../run/types.js';
+import { type ArtifactRow, MIGRATIONS, type RequestRow, toArtifact, toRequest } from './sqlite-schema.js';
+import type {
+  ArtifactRecord,
+  ConversionCounts,
+  Counts,
+  NewRequest,
+  RequestRecord,
+  RequestStore,
+  StoredError,
+  TimelineEvent,
+} from './types.js';
+
+/** The metadata database's file name in the data directory (requests, API keys, quotas). */
+export const DATABASE_FILE = 'fileconv.db';
+
+/** Opens the metadata database (WAL, busy timeout) and runs pending migrations. */
+export function openDatabase(file: string): Database.Database {
+  const db = new Database(file);
+  db.pragma('journal_mode = WAL');
+  db.pragma('busy_timeout = 5000');
+  db.pragma('foreign_keys = ON');
+  db.pragma('synchronous = NORMAL');
+  const version = db.pragma('user_version', { simple: true }) as number;
+  for (let v = version; v < MIGRATIONS.length; v++) {
+    db.transaction(() => {
+      db.exec(MIGRATIONS[v]!);
+      db.pragma(`user_version = ${v + 1}`);
+    })();
+  }
+  return db;
+}
+
+/** RequestStore on a SQLite file (or an already opened database, shared with the other stores). */
+export class SqliteRequestStore implements RequestStore {
+  private readonly db: Database.Database;
+
+  constructor(fileOrDb: string | Database.Database) {
+    this.db = typeof fileOrDb === 'string' ? openDatabase(fileOrDb) : fileOrDb;
+  }
+
+  createRequest(r: NewRequest, events: readonly TimelineEvent[]): void {
+    const insert = this.db.prepare(
+      `INSERT INTO requests (id, kind, status, conversion, from_format, to_format, options, filename, input_key,
+         owner_hash, identity, queue, progress, report, quota_kind, quota_day, created_at, updated_at, finished_at)
+       VALUES (@id, @kind, @status, @conversion, @from, @to, @options, @filename, @inputKey,
+         @ownerHash, @identity, @queue, @progress, @report, @quotaKind, @quotaDay, @createdAt, @createdAt, @finishedAt)`,
+    );
+    this.db.transaction(() => {
+      insert.run({
+        id: r.id,
+        kind: r.kind,
+        status: r.status,
+        conversion: r.conversion ?? null,
+        from: r.from ?? null,
+        to: r.to ?? null,
+        options: r.options ? JSON.stringify(r.options) : null,
+        filename: r.filename,
+        inputKey: r.inputKey ?? null,
+        ownerHash: r.ownerHash ?? null,
+        identity: r.identity,
+        queue: r.queue,
+        progress: JSON.stringify(r.progress),
+        report: r.report ? JSON.stringify(r.report) : null,
+        quotaKind: r.quota?.kind ?? null,
+        quotaDay: r.quota?.day ?? null,
+        createdAt: r.createdAt,
+        finishedAt: r.status === 'running' ? null : r.createdAt,
+      });
+      for (const e of events) this.addEvent(r.id, e);
+    })();
+  }
+
+  getRequest(id: string): RequestRecord | undefined {
+    const row = this.db.prepare('SELECT * FROM requests WHERE id = ?').get(id) as RequestRow | undefined;
+    return row && toRequest(row);
+  }
+
+  recentByOwner(ownerHash: string, limit: number): RequestRecord[] {
+    const rows = this.db
+      .prepare('SELECT * FROM requests WHERE owner_hash = ? ORDER BY created_at DESC, rowid DESC LIMIT ?')
+      .all(ownerHash, limit) as RequestRow[];
+    return rows.map(toRequest);
+  }
+
+  countQueued(): number {
+    return (
+      this.db.prepare(`SELECT count(*) AS n FROM requests WHERE queue = 'queued'`).get() as { n: number }
+    ).n;
+  }
+
+  claimNextQueued(now: number): RequestRecord | undefined {
+    return this.db.transaction(() => {
+      const row = this.db
+        .prepare(`SELECT * FROM requests WHERE queue = 'queued' ORDER BY created_at, rowid LIMIT 1`)
+        .get() as RequestRow | undefined;
+      if (!row) return undefined;
+      this.db
+        .prepare(
+          `UPDATE requests SET queue = 'working', attempts = attempts + 1, updated_at = ? WHERE id = ?`,
+        )
+        .run(now, row.id);
+      return toRequest({ ...row, queue: 'working', attempts: row.attempts + 1 });
+    })();
+  }
+
+  requeueInterrupted(
+    now: number,
+    maxAttempts: number,
+  ): { requeued: RequestRecord[]; failed: RequestRecord[] } {
+    return this.db.transaction(() => {
+      const rows = this.db.prepare(`SELECT * FROM requests WHERE queue = 'working'`).all() as RequestRow[];
+      const requeued: RequestRecord[] = [];
+      const failed: RequestRecord[] = [];
+      for (const row of rows) {
+        const r = toRequest(row);
+        if (r.inputKey && r.attempts < maxAttempts) {
+          this.requeue(r.id, now);
+          requeued.push(r);
+        } else {
+          failed.push(r);
+        }
+      }
+      return { requeued, failed };
+    })();
+  }
+
+  requeue(id: string, now: number): void {
+    this.db
+      .prepare(
+        `UPDATE requests SET queue = 'queued', progress = ?, updated_at = ? WHERE id = ? AND status = 'running'`,
+      )
+      .run(JSON.stringify({ percent: 0, stage: 'queued', step: 0, steps: 0 } satisfies Progress), now, id);
+  }
+
+  updateProgress(id: string, progress: Progress, now: number): void {
+    this.db
+      .prepare('UPDATE requests SET progress = ?, updated_at = ? WHERE id = ?')
+      .run(JSON.stringify(progress), now, id);
+  }
+
+  finishSucceeded(id: string, artifacts: readonly ArtifactRecord[], now: number): void {
+    const insert = this.db.prepare(
+      `INSERT INTO artifacts (request_id, name, format, mime, size, sha256, blob_key, filename, position, expires_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    );
+    this.db.transaction(() => {
+      artifacts.forEach((a, i) => {
+        insert.run(
+          a.requestId,
+          a.name,
+          a.format,
+          a.mime,
+          a.size,
+          a.sha256,
+          a.blobKey,
+          a.filename,
+          i,
+          a.expiresAt,
+        );
+      });
+      this.db
+        .prepare(
+          `UPDATE requests SET status = 'succeeded', queue = 'done', updated_at = ?, finished_at = ?,
+             progress = json_set(progress, '$.percent', 100, '$.stage', 'done', '$.step', json_extract(progress, '$.steps'))
+           WHERE id = ?`,
+        )
+        .run(now, now, id);
+    })();
+  }
+
+  finishFailed(id: string, error: StoredError, now: number): void {
+    this.db
+      .prepare(
+        `UPDATE requests SET status = 'failed', queue = 'done', error_code = ?, error_message = ?, updated_at = ?,
+           finished_at = ?, progress = json_set(progress, '$.stage', 'done') WHERE id = ?`,
+      )
+      .run(error.code, error.message, now, now, id);
+  }
+
+  clearInputKey(id: string): void {
+    this.db.prepare('UPDATE requests SET input_key = NULL WHERE id = ?').run(id);
+  }
+
+  addEvent(id: string, event: TimelineEvent): void {
+    this.db
+      .prepare('INSERT INTO events (request_id, at, kind, message) VALUES (?, ?, ?, ?)')
+      .run(id, event.at, event.kind, event.message);
+  }
+
+  timeline(id: string): TimelineEvent[] {
+    return this.db
+      .prepare('SELECT at, kind, message FROM events WHERE request_id = ? ORDER BY seq')
+      .all(id) as TimelineEvent[];
+  }
+
+  artifacts(requestId: string): ArtifactRecord[] {
+    const rows = this.db
+      .prepare('SELECT * FROM artifacts WHERE request_id = ? ORDER BY position')
+      .all(requestId) as ArtifactRow[];
+    return rows.map(toArtifact);
+  }
+
+  artifact(requestId: string, name: string): ArtifactRecord | undefined {
+    const row = this.db
+      .prepare('SELECT * FROM artifacts WHERE request_id = ? AND name = ?')
+      .get(requestId, name) as ArtifactRow | undefined;
+    return row && toArtifact(row);
+  }
+
+  dueArtifacts(now: number): ArtifactRecord[] {
+    const rows = this.db
+      .prepare('SELECT * FROM artifacts WHERE expired = 0 AND expires_at <= ? ORDER BY expires_at')
+      .all(now) as ArtifactRow[];
+    return rows.map(toArtifact);
+  }
+
+  markExpired(requestId: string, name: string): boolean {
+    return (
+      this.db
+        .prepare('UPDATE artifacts SET expired = 1 WHERE request_id = ? AND name = ? AND expired = 0')
+        .run(requestId, name).changes > 0
+    );
+  }
+
+  liveBlobKeys(): Set<string> {
+    const keys = new Set<string>();
+    for (const r of this.db
+      .prepare('SELECT input_key AS k FROM requests WHERE input_key IS NOT NULL')
+      .all() as {
+      k: string;
+    }[])
+      keys.add(r.k);
+    for (const r of this.db.prepare('SELECT blob_key AS k FROM artifacts WHERE expired = 0').all() as {
+      k: string;
+    }[])
+      keys.add(r.k);
+    return keys;
+  }
+
+  conversionCounts(since: number): ConversionCounts[] {
+    const rows = this.db
+      .prepare(
+        `SELECT conversion AS key,
+           sum(status = 'succeeded') AS s_all, sum(status = 'failed') AS f_all,
+           sum(status = 'succeeded' AND finished_at >= @since) AS s_day,
+           sum(status = 'failed' AND finished_at >= @since) AS f_day
+         FROM requests WHERE kind = 'convert' AND status != 'running'
+         GROUP BY conversion ORDER BY conversion`,
+      )
+      .all({ since }) as { key: string; s_all: number; f_all: number; s_day: number; f_day: number }[];
+    const counts = (s: number, f: number): Counts => ({ total: s + f, succeeded: s, failed: f });
+    return rows.map((r) => ({
+      key: r.key,
+      lastDay: counts(r.s_day, r.f_day),
+      allTime: counts(r.s_all, r.f_all),
+    }));
+  }
+
+  checkWritable(): void {
+    this.db.prepare('INSERT OR REPLACE INTO health (id, checked_at) VALUES (1, ?)').run(Date.now());
+  }
+
+  close(): void {
+    if (this.db.open) this.db.close();
+  }
+}

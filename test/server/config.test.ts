@@ -1,0 +1,82 @@
+import { statSync } from 'node:fs';
+import { cpus } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { resolveServeConfig } from '../../src/server/config.js';
+import { get, removeDir, startTestServer, type TestServer } from './helpers.js';
+
+describe('serve configuration', () => {
+  it('has the documented defaults', () => {
+    const c = resolveServeConfig({}, {});
+    expect(c).toMatchObject({
+      host: '127.0.0.1',
+      port: 8080,
+      dataDir: resolve('fileconv-data'),
+      publicUrl: undefined,
+      concurrency: cpus().length,
+      maxUpload: 209_715_200,
+      retentionMs: 24 * 3600_000,
+    });
+  });
+
+  it('reads every option from the environment, and flags win', () => {
+    const env = {
+      FILECONV_HOST: '0.0.0.0',
+      FILECONV_PORT: '9000',
+      FILECONV_DATA_DIR: '/srv/fileconv',
+      FILECONV_PUBLIC_URL: 'https://files.example.com/',
+      FILECONV_CONCURRENCY: '3',
+      FILECONV_MAX_UPLOAD: '10MiB',
+      FILECONV_RETENTION: '90m',
+    };
+    expect(resolveServeConfig({}, env)).toMatchObject({
+      host: '0.0.0.0',
+      port: 9000,
+      dataDir: '/srv/fileconv',
+      publicUrl: 'https://files.example.com',
+      concurrency: 3,
+      maxUpload: 10 * 1024 * 1024,
+      retentionMs: 90 * 60_000,
+    });
+    expect(resolveServeConfig({ port: '9001', maxUpload: '512k' }, env)).toMatchObject({
+      port: 9001,
+      maxUpload: 512 * 1024,
+    });
+  });
+
+  it('refuses invalid values with a message naming the option', () => {
+    expect(() => resolveServeConfig({ port: '70000' }, {})).toThrow(/--port/);
+    expect(() => resolveServeConfig({ concurrency: 'many' }, {})).toThrow(/--concurrency/);
+    expect(() => resolveServeConfig({}, { FILECONV_MAX_UPLOAD: 'lots' })).toThrow(/--max-upload/);
+    expect(() => resolveServeConfig({ retention: 'forever' }, {})).toThrow(/--retention/);
+    expect(() => resolveServeConfig({ publicUrl: 'ftp://x' }, {})).toThrow(/--public-url/);
+  });
+});
+
+describe('data directory', () => {
+  let server: TestServer;
+  afterAll(async () => {
+    await server.stop();
+    removeDir(server.dataDir);
+  });
+
+  it('holds the database and a signing key readable only by its owner; links use --public-url', async () => {
+    server = await startTestServer({ publicUrl: 'https://files.example.com' });
+    expect(statSync(join(server.dataDir, 'signing.key')).mode & 0o777).toBe(0o600);
+    expect(statSync(join(server.dataDir, 'fileconv.db')).isFile()).toBe(true);
+    const { submit, waitDone } = await import('./helpers.js');
+    const id = await submit(server.url, 'csv-json', 'a.csv', 'a,b\n1,2\n');
+    const done = await waitDone(server.url, id);
+    expect(done.artifacts[0].download).toBe(
+      `https://files.example.com/api/public/requests/${id}/artifacts/json`,
+    );
+    const local = `${server.url}/api/public/requests/${id}/artifacts/json`;
+    const redirect = await get(local);
+    expect(String(redirect.headers.location)).toMatch(/^https:\/\/files\.example\.com\/files\//);
+    const link = new URL(String(redirect.headers.location));
+    const head = await get(`${server.url}${link.pathname}${link.search}`, {}, 'HEAD');
+    expect(head.status).toBe(200);
+    expect(head.headers['content-length']).toBe(String(done.artifacts[0].size));
+    expect(head.text).toBe('');
+  });
+});
