@@ -1,0 +1,219 @@
+// A small client for the public API, written against api.md and its decisions page only.
+
+export interface ApiErrorBody {
+  code: string;
+  message?: string;
+  reset_at?: string;
+  detail?: string;
+}
+
+export interface DetectReport {
+  declared: string;
+  detected: string;
+  match: boolean;
+  mime: string;
+  confidence: number;
+}
+
+export interface DetectResponse {
+  request_id: string;
+  status: string;
+  report: DetectReport;
+}
+
+export interface Conversion {
+  key: string;
+  from: string;
+  to: string;
+  family: string;
+}
+
+export interface CatalogEntry {
+  family: string;
+  lossy: boolean;
+  steps: Array<{ from: string; to: string; engine: string }>;
+}
+
+export interface Artifact {
+  name: string;
+  download?: string;
+  format?: string;
+  mime?: string;
+  size?: number;
+  sha256?: string;
+  expires_at?: string;
+  expired?: boolean;
+}
+
+export interface Progress {
+  percent?: number;
+  stage?: string;
+  step?: number;
+  steps?: number;
+}
+
+export interface RequestState {
+  request_id: string;
+  status: 'running' | 'succeeded' | 'failed' | string;
+  conversion?: string | null;
+  progress?: Progress;
+  artifacts?: Artifact[];
+  error?: ApiErrorBody;
+  created_at?: string;
+}
+
+export interface TimelineEvent {
+  at: string;
+  kind: string;
+  message: string;
+}
+
+export interface ConvertMeta {
+  conversion?: string;
+  source_url?: string;
+  to?: string;
+  options?: Record<string, unknown>;
+}
+
+/** An answer that was not 2xx, or no answer at all (status 0). */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly body: ApiErrorBody,
+  ) {
+    super(body.message ?? body.code);
+  }
+}
+
+const OWNER_TOKEN_KEY = 'fileconv.ownerToken';
+const API_KEY_KEY = 'fileconv.apiKey';
+
+function readStorage(key: string): string | null {
+  try {
+    return localStorage.getItem(key);
+  } catch {
+    return null;
+  }
+}
+
+function writeStorage(key: string, value: string | null): void {
+  try {
+    if (value === null) localStorage.removeItem(key);
+    else localStorage.setItem(key, value);
+  } catch {
+    // Storage can be disabled (private mode); the page still works, it just forgets.
+  }
+}
+
+export const credentials = {
+  ownerToken: (): string | null => readStorage(OWNER_TOKEN_KEY),
+  apiKey: (): string | null => readStorage(API_KEY_KEY),
+  setApiKey: (key: string | null): void => writeStorage(API_KEY_KEY, key?.trim() ? key.trim() : null),
+};
+
+function headersFor(write: boolean): Headers {
+  const headers = new Headers({ Accept: 'application/json' });
+  const apiKey = credentials.apiKey();
+  if (apiKey) headers.set('Authorization', `Bearer ${apiKey}`);
+  const owner = credentials.ownerToken();
+  if (owner && write) headers.set('X-Owner-Token', owner);
+  return headers;
+}
+
+async function call<T>(path: string, init: RequestInit & { write?: boolean } = {}): Promise<T> {
+  const headers = headersFor(init.write ?? false);
+  new Headers(init.headers).forEach((value, name) => {
+    headers.set(name, value);
+  });
+  let response: Response;
+  try {
+    response = await fetch(path, { ...init, headers });
+  } catch {
+    throw new ApiError(0, { code: 'NETWORK_ERROR', message: 'The service could not be reached.' });
+  }
+  // The server hands out the device's owner token on writes; keep whatever it sends.
+  const owner = response.headers.get('X-Owner-Token');
+  if (owner) writeStorage(OWNER_TOKEN_KEY, owner);
+  const text = await response.text();
+  let data: unknown = null;
+  try {
+    data = text ? JSON.parse(text) : null;
+  } catch {
+    data = null;
+  }
+  if (!response.ok) {
+    const error = (data as { error?: ApiErrorBody } | null)?.error;
+    throw new ApiError(
+      response.status,
+      error?.code ? error : { code: `HTTP_${response.status}`, message: text },
+    );
+  }
+  return data as T;
+}
+
+function quoteFilename(name: string): string {
+  return name.replace(/[\r\n]/g, ' ').replace(/"/g, '%22');
+}
+
+/**
+ * Builds the multipart body by hand so the meta part carries `Content-Type: application/json`
+ * without a filename, exactly as `curl -F 'meta=...;type=application/json'` sends it.
+ * The file itself is passed through as a Blob, never read into memory.
+ */
+function multipart(parts: { meta?: ConvertMeta; file?: File }): { body: Blob; type: string } {
+  const boundary = `----fileconv${crypto.getRandomValues(new Uint32Array(4)).join('')}`;
+  const chunks: BlobPart[] = [];
+  if (parts.meta) {
+    chunks.push(
+      `--${boundary}\r\nContent-Disposition: form-data; name="meta"\r\nContent-Type: application/json\r\n\r\n`,
+      JSON.stringify(parts.meta),
+      '\r\n',
+    );
+  }
+  if (parts.file) {
+    chunks.push(
+      `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${quoteFilename(parts.file.name)}"\r\n` +
+        `Content-Type: ${parts.file.type || 'application/octet-stream'}\r\n\r\n`,
+      parts.file,
+      '\r\n',
+    );
+  }
+  chunks.push(`--${boundary}--\r\n`);
+  return { body: new Blob(chunks), type: `multipart/form-data; boundary=${boundary}` };
+}
+
+export const api = {
+  conversions: () => call<{ conversions: Conversion[] }>('/api/public/conversions'),
+  catalog: () => call<{ keys: Record<string, CatalogEntry> }>('/api/public/catalog'),
+
+  detect(file: File): Promise<DetectResponse> {
+    const { body, type } = multipart({ file });
+    return call('/api/public/detect', {
+      method: 'POST',
+      body,
+      headers: { 'Content-Type': type },
+      write: true,
+    });
+  },
+
+  convert(meta: ConvertMeta, file?: File): Promise<{ request_id: string; status: string }> {
+    const { body, type } = multipart({ meta, file });
+    return call('/api/public/convert', {
+      method: 'POST',
+      body,
+      headers: { 'Content-Type': type },
+      write: true,
+    });
+  },
+
+  request: (id: string) => call<RequestState>(`/api/public/requests/${encodeURIComponent(id)}`),
+
+  timeline: (id: string) =>
+    call<{ events: TimelineEvent[] }>(`/api/public/requests/${encodeURIComponent(id)}/timeline`),
+
+  recent(limit = 20): Promise<{ requests: RequestState[] }> {
+    const owner = credentials.ownerToken();
+    if (!owner) return Promise.resolve({ requests: [] });
+    return call(`/api/public/requests/recent?limit=${limit}`, { headers: { 'X-Owner-Token': owner } });
+  },
+};
