@@ -115,7 +115,13 @@ export default defineConverter({
   name: 'libreoffice',
   description: 'LibreOffice headless: word processing, spreadsheet and presentation files, and PDF export',
   // python3-uno drives the warm instances; fonts so documents render their text without recommends.
-  packages: ['libreoffice-writer', 'libreoffice-calc', 'libreoffice-impress', 'python3-uno', 'fonts-dejavu-core'],
+  packages: [
+    'libreoffice-writer',
+    'libreoffice-calc',
+    'libreoffice-impress',
+    'python3-uno',
+    'fonts-dejavu-core',
+  ],
   edges: EDGES,
   concurrency: 2,
   timeoutMs: 120_000,

@@ -82,24 +82,11 @@ export async function writeSeeds(dir: string): Promise<Map<FormatId, string>> {
     const wav = join(dir, 'seed.wav');
     await ffmpeg(['-f', 'lavfi', '-i', 'sine=frequency=440:duration=1', '-ar', '16000', '-ac', '1', wav]);
     seeds.set('wav', wav);
-    const mp4 = join(dir, 'seed.mp4');
-    await ffmpeg([
-      '-f',
-      'lavfi',
-      '-i',
-      'testsrc=duration=1:size=160x120:rate=10',
+    const mp4 = await testVideo(join(dir, 'seed.mp4'), [
       '-f',
       'lavfi',
       '-i',
       'sine=frequency=440:duration=1',
-      '-c:v',
-      'libx264',
-      '-pix_fmt',
-      'yuv420p',
-      '-c:a',
-      'aac',
-      '-shortest',
-      mp4,
     ]);
     seeds.set('mp4', mp4);
   }
@@ -112,24 +99,19 @@ export async function writeSeeds(dir: string): Promise<Map<FormatId, string>> {
   return seeds;
 }
 
-/** The test video with `wav` as its sound: a tone says nothing to speech-to-text. */
-export async function muxSpeechVideo(dir: string, wav: string): Promise<string> {
-  const mp4 = join(dir, 'seed-speech.mp4');
+/**
+ * ffmpeg's test pattern with the sound that `audioInput` (ffmpeg input arguments) gives, as long
+ * as the shorter of the two.
+ */
+async function testVideo(mp4: string, audioInput: string[]): Promise<string> {
   await ffmpeg([
-    '-f',
-    'lavfi',
-    '-i',
-    'testsrc=size=160x120:rate=10',
-    '-i',
-    wav,
-    '-c:v',
-    'libx264',
-    '-pix_fmt',
-    'yuv420p',
-    '-c:a',
-    'aac',
-    '-shortest',
-    mp4,
+    ...['-f', 'lavfi', '-i', 'testsrc=size=160x120:rate=10', ...audioInput],
+    ...['-c:v', 'libx264', '-pix_fmt', 'yuv420p', '-c:a', 'aac', '-shortest', mp4],
   ]);
   return mp4;
+}
+
+/** The test video with `wav` as its sound: a tone says nothing to speech-to-text. */
+export function muxSpeechVideo(dir: string, wav: string): Promise<string> {
+  return testVideo(join(dir, 'seed-speech.mp4'), ['-i', wav]);
 }

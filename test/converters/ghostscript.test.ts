@@ -6,18 +6,8 @@ import { describe, expect, it } from 'vitest';
 import converter from '../../converters/ghostscript.js';
 import { FileconvError } from '../../src/errors/index.js';
 import type { EngineProcessError } from '../../src/run/process.js';
-import { runStep, stepContext, tempDir } from '../helpers/step.js';
+import { expectCode, runStep, stepContext, tempDir } from '../helpers/step.js';
 import { encryptedPdf, postscriptSamples, sizedPagesPdf, sniff, textPdf } from './_image-samples.js';
-
-async function expectCode(p: Promise<unknown>, code: string): Promise<FileconvError> {
-  const e = await p.then(
-    () => undefined,
-    (err: unknown) => err,
-  );
-  expect(e).toBeInstanceOf(FileconvError);
-  expect((e as FileconvError).code).toBe(code);
-  return e as FileconvError;
-}
 
 async function pdfText(pdf: string): Promise<string> {
   return (await execa('pdftotext', [pdf, '-'])).stdout;

@@ -7,8 +7,7 @@ import { execa } from 'execa';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import converter, { findImageMagick, imagemagickEnv } from '../../converters/imagemagick.js';
-import { FileconvError } from '../../src/errors/index.js';
-import { runStep, tempDir } from '../helpers/step.js';
+import { expectCode, runStep, tempDir } from '../helpers/step.js';
 import { gradientPng, sniff } from './_image-samples.js';
 
 const CODER: Record<string, string> = {
@@ -38,16 +37,6 @@ const canary = createServer((req, res) => {
 
 async function im(args: string[]) {
   return execa(magick, args, { env: imagemagickEnv(), reject: false, all: true, cwd: dir });
-}
-
-async function expectCode(p: Promise<unknown>, code: string): Promise<FileconvError> {
-  const e = await p.then(
-    () => undefined,
-    (err: unknown) => err,
-  );
-  expect(e).toBeInstanceOf(FileconvError);
-  expect((e as FileconvError).code).toBe(code);
-  return e as FileconvError;
 }
 
 beforeAll(async () => {

@@ -4,19 +4,8 @@ import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
 import converter from '../../converters/poppler.js';
 import sharpConverter from '../../converters/sharp.js';
-import { FileconvError } from '../../src/errors/index.js';
-import { runStep, stepContext, tempDir } from '../helpers/step.js';
+import { expectCode, runStep, stepContext, tempDir } from '../helpers/step.js';
 import { encryptedPdf, sizedPagesPdf, sniff, textPdf } from './_image-samples.js';
-
-async function expectCode(p: Promise<unknown>, code: string): Promise<FileconvError> {
-  const e = await p.then(
-    () => undefined,
-    (err: unknown) => err,
-  );
-  expect(e).toBeInstanceOf(FileconvError);
-  expect((e as FileconvError).code).toBe(code);
-  return e as FileconvError;
-}
 
 describe('poppler converter', () => {
   it('probes the poppler tools', async () => {

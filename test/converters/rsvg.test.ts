@@ -6,8 +6,7 @@ import { execa } from 'execa';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import converter from '../../converters/rsvg.js';
-import { FileconvError } from '../../src/errors/index.js';
-import { runStep, tempDir } from '../helpers/step.js';
+import { expectCode, runStep, tempDir } from '../helpers/step.js';
 import { gradientPng, sniff } from './_image-samples.js';
 
 const hits: string[] = [];
@@ -36,16 +35,6 @@ function svgFile(body: string, attrs = 'width="200" height="100"', prologue = ''
 
 const PLAIN =
   '<rect width="200" height="100" fill="#0000ff"/><text x="10" y="60" font-size="40" fill="white">Hello SVG</text>';
-
-async function expectCode(p: Promise<unknown>, code: string): Promise<FileconvError> {
-  const e = await p.then(
-    () => undefined,
-    (err: unknown) => err,
-  );
-  expect(e).toBeInstanceOf(FileconvError);
-  expect((e as FileconvError).code).toBe(code);
-  return e as FileconvError;
-}
 
 describe('rsvg converter', () => {
   it('probes rsvg-convert', async () => {

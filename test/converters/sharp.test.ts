@@ -4,21 +4,10 @@ import { execa } from 'execa';
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
 import converter from '../../converters/sharp.js';
-import { FileconvError } from '../../src/errors/index.js';
-import { runStep, tempDir } from '../helpers/step.js';
+import { expectCode, runStep, tempDir } from '../helpers/step.js';
 import { gradientPng, pixelFloodPng, sharpSample, sniff } from './_image-samples.js';
 
 const RASTER = ['png', 'jpg', 'webp', 'avif', 'tiff', 'gif'];
-
-async function expectCode(p: Promise<unknown>, code: string): Promise<FileconvError> {
-  const e = await p.then(
-    () => undefined,
-    (err: unknown) => err,
-  );
-  expect(e).toBeInstanceOf(FileconvError);
-  expect((e as FileconvError).code).toBe(code);
-  return e as FileconvError;
-}
 
 describe('sharp converter', () => {
   it('probes the in-process library', async () => {

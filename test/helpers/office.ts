@@ -4,12 +4,10 @@ import { createWriteStream, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { deflateRawSync } from 'node:zlib';
-import { expect } from 'vitest';
 import yauzl from 'yauzl';
 import yazl from 'yazl';
 import type { Converter, StepResult } from '../../src/engine/contract.js';
 import type { ConversionOptions } from '../../src/engine/options.js';
-import { FileconvError } from '../../src/errors/index.js';
 import { stepContext, tempDir } from './step.js';
 
 /** A folder that lives for the whole test file (inputs made in beforeAll); call the cleanup in afterAll. */
@@ -128,11 +126,4 @@ export async function encryptedOdt(path: string, password: string): Promise<void
 }
 
 /** Awaits a promise expected to reject with a FileconvError of this code. */
-export async function expectCode(promise: Promise<unknown>, code: string): Promise<void> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(FileconvError);
-  expect((error as FileconvError).code).toBe(code);
-}
+export { expectCode } from './step.js';

@@ -1,9 +1,10 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach } from 'vitest';
+import { afterEach, expect } from 'vitest';
 import type { ConversionEdge, Converter, StepContext, StepResult } from '../../src/engine/contract.js';
 import type { ConversionOptions } from '../../src/engine/options.js';
+import { FileconvError } from '../../src/errors/index.js';
 
 const made: string[] = [];
 afterEach(() => {
@@ -49,4 +50,15 @@ export async function runStep(
   const outDir = tempDir('fileconv-out-');
   const result = await converter.run({ edge, input, outDir, options }, stepContext());
   return { ...result, outDir };
+}
+
+/** Awaits a promise that must reject with a FileconvError of `code`; returns that error. */
+export async function expectCode(promise: Promise<unknown>, code: string): Promise<FileconvError> {
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(FileconvError);
+  expect((error as FileconvError).code).toBe(code);
+  return error as FileconvError;
 }
