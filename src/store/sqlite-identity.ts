@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3';
 import { consume, peek, type QuotaKind, type QuotaResult, refund } from '../identity/quota.js';
+import { statements } from './sqlite.js';
 import type { ApiKeyRecord, KeyStore, QuotaDraw, QuotaStore } from './types.js';
 
 interface KeyRow {
@@ -29,23 +30,29 @@ const KEY_COLUMNS = 'id, prefix, label, created_at, last_used_at, revoked_at';
  * `fileconv keys revoke` (another process) is refused by a running server on its next request.
  */
 export class SqliteKeyStore implements KeyStore {
-  constructor(private readonly db: Database.Database) {}
+  private readonly sql: (sql: string) => Database.Statement;
+
+  constructor(private readonly db: Database.Database) {
+    this.sql = statements(db);
+  }
 
   createKey(key: { id: string; hash: string; prefix: string; label?: string; createdAt: number }): void {
-    this.db
-      .prepare('INSERT INTO api_keys (id, hash, prefix, label, created_at) VALUES (?, ?, ?, ?, ?)')
-      .run(key.id, key.hash, key.prefix, key.label ?? null, key.createdAt);
+    this.sql('INSERT INTO api_keys (id, hash, prefix, label, created_at) VALUES (?, ?, ?, ?, ?)').run(
+      key.id,
+      key.hash,
+      key.prefix,
+      key.label ?? null,
+      key.createdAt,
+    );
   }
 
   listKeys(): ApiKeyRecord[] {
-    const rows = this.db
-      .prepare(`SELECT ${KEY_COLUMNS} FROM api_keys ORDER BY created_at, rowid`)
-      .all() as KeyRow[];
+    const rows = this.sql(`SELECT ${KEY_COLUMNS} FROM api_keys ORDER BY created_at, rowid`).all() as KeyRow[];
     return rows.map(toKey);
   }
 
   findByHash(hash: string): ApiKeyRecord | undefined {
-    const row = this.db.prepare(`SELECT ${KEY_COLUMNS} FROM api_keys WHERE hash = ?`).get(hash) as
+    const row = this.sql(`SELECT ${KEY_COLUMNS} FROM api_keys WHERE hash = ?`).get(hash) as
       | KeyRow
       | undefined;
     return row && toKey(row);
@@ -53,7 +60,7 @@ export class SqliteKeyStore implements KeyStore {
 
   revokeKey(id: string, now: number): boolean {
     return this.db.transaction(() => {
-      const exists = this.db.prepare('SELECT 1 FROM api_keys WHERE id = ?').get(id) !== undefined;
+      const exists = this.sql('SELECT 1 FROM api_keys WHERE id = ?').get(id) !== undefined;
       if (exists)
         this.db
           .prepare('UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL')
@@ -63,7 +70,7 @@ export class SqliteKeyStore implements KeyStore {
   }
 
   touchKey(id: string, now: number): void {
-    this.db.prepare('UPDATE api_keys SET last_used_at = ? WHERE id = ?').run(now, id);
+    this.sql('UPDATE api_keys SET last_used_at = ? WHERE id = ?').run(now, id);
   }
 }
 

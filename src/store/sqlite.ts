@@ -32,16 +32,34 @@ export function openDatabase(file: string): Database.Database {
   return db;
 }
 
+/**
+ * Prepares each SQL text once per database: preparing is a large share of a status read's cost,
+ * and status reads are the hottest path of the server.
+ */
+export function statements(db: Database.Database): (sql: string) => Database.Statement {
+  const cache = new Map<string, Database.Statement>();
+  return (sql) => {
+    let statement = cache.get(sql);
+    if (!statement) {
+      statement = db.prepare(sql);
+      cache.set(sql, statement);
+    }
+    return statement;
+  };
+}
+
 /** RequestStore on a SQLite file (or an already opened database, shared with the other stores). */
 export class SqliteRequestStore implements RequestStore {
   private readonly db: Database.Database;
+  private readonly sql: (sql: string) => Database.Statement;
 
   constructor(fileOrDb: string | Database.Database) {
     this.db = typeof fileOrDb === 'string' ? openDatabase(fileOrDb) : fileOrDb;
+    this.sql = statements(this.db);
   }
 
   createRequest(r: NewRequest, events: readonly TimelineEvent[]): void {
-    const insert = this.db.prepare(
+    const insert = this.sql(
       `INSERT INTO requests (id, kind, status, conversion, from_format, to_format, options, filename, input_key,
          owner_hash, identity, queue, progress, report, quota_kind, quota_day, created_at, updated_at, finished_at)
        VALUES (@id, @kind, @status, @conversion, @from, @to, @options, @filename, @inputKey,
@@ -73,34 +91,30 @@ export class SqliteRequestStore implements RequestStore {
   }
 
   getRequest(id: string): RequestRecord | undefined {
-    const row = this.db.prepare('SELECT * FROM requests WHERE id = ?').get(id) as RequestRow | undefined;
+    const row = this.sql('SELECT * FROM requests WHERE id = ?').get(id) as RequestRow | undefined;
     return row && toRequest(row);
   }
 
   recentByOwner(ownerHash: string, limit: number): RequestRecord[] {
-    const rows = this.db
-      .prepare('SELECT * FROM requests WHERE owner_hash = ? ORDER BY created_at DESC, rowid DESC LIMIT ?')
-      .all(ownerHash, limit) as RequestRow[];
+    const rows = this.sql(
+      'SELECT * FROM requests WHERE owner_hash = ? ORDER BY created_at DESC, rowid DESC LIMIT ?',
+    ).all(ownerHash, limit) as RequestRow[];
     return rows.map(toRequest);
   }
 
   countQueued(): number {
-    return (
-      this.db.prepare(`SELECT count(*) AS n FROM requests WHERE queue = 'queued'`).get() as { n: number }
-    ).n;
+    return (this.sql(`SELECT count(*) AS n FROM requests WHERE queue = 'queued'`).get() as { n: number }).n;
   }
 
   claimNextQueued(now: number): RequestRecord | undefined {
     return this.db.transaction(() => {
-      const row = this.db
-        .prepare(`SELECT * FROM requests WHERE queue = 'queued' ORDER BY created_at, rowid LIMIT 1`)
-        .get() as RequestRow | undefined;
+      const row = this.sql(
+        `SELECT * FROM requests WHERE queue = 'queued' ORDER BY created_at, rowid LIMIT 1`,
+      ).get() as RequestRow | undefined;
       if (!row) return undefined;
-      this.db
-        .prepare(
-          `UPDATE requests SET queue = 'working', attempts = attempts + 1, updated_at = ? WHERE id = ?`,
-        )
-        .run(now, row.id);
+      this.sql(
+        `UPDATE requests SET queue = 'working', attempts = attempts + 1, updated_at = ? WHERE id = ?`,
+      ).run(now, row.id);
       return toRequest({ ...row, queue: 'working', attempts: row.attempts + 1 });
     })();
   }
@@ -110,7 +124,7 @@ export class SqliteRequestStore implements RequestStore {
     maxAttempts: number,
   ): { requeued: RequestRecord[]; failed: RequestRecord[] } {
     return this.db.transaction(() => {
-      const rows = this.db.prepare(`SELECT * FROM requests WHERE queue = 'working'`).all() as RequestRow[];
+      const rows = this.sql(`SELECT * FROM requests WHERE queue = 'working'`).all() as RequestRow[];
       const requeued: RequestRecord[] = [];
       const failed: RequestRecord[] = [];
       for (const row of rows) {
@@ -127,21 +141,21 @@ export class SqliteRequestStore implements RequestStore {
   }
 
   requeue(id: string, now: number): void {
-    this.db
-      .prepare(
-        `UPDATE requests SET queue = 'queued', progress = ?, updated_at = ? WHERE id = ? AND status = 'running'`,
-      )
-      .run(JSON.stringify({ percent: 0, stage: 'queued', step: 0, steps: 0 } satisfies Progress), now, id);
+    this.sql(
+      `UPDATE requests SET queue = 'queued', progress = ?, updated_at = ? WHERE id = ? AND status = 'running'`,
+    ).run(JSON.stringify({ percent: 0, stage: 'queued', step: 0, steps: 0 } satisfies Progress), now, id);
   }
 
   updateProgress(id: string, progress: Progress, now: number): void {
-    this.db
-      .prepare('UPDATE requests SET progress = ?, updated_at = ? WHERE id = ?')
-      .run(JSON.stringify(progress), now, id);
+    this.sql('UPDATE requests SET progress = ?, updated_at = ? WHERE id = ?').run(
+      JSON.stringify(progress),
+      now,
+      id,
+    );
   }
 
   finishSucceeded(id: string, artifacts: readonly ArtifactRecord[], now: number): void {
-    const insert = this.db.prepare(
+    const insert = this.sql(
       `INSERT INTO artifacts (request_id, name, format, mime, size, sha256, blob_key, filename, position, expires_at)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
@@ -160,79 +174,77 @@ export class SqliteRequestStore implements RequestStore {
           a.expiresAt,
         );
       });
-      this.db
-        .prepare(
-          `UPDATE requests SET status = 'succeeded', queue = 'done', updated_at = ?, finished_at = ?,
+      this.sql(
+        `UPDATE requests SET status = 'succeeded', queue = 'done', updated_at = ?, finished_at = ?,
              progress = json_set(progress, '$.percent', 100, '$.stage', 'done', '$.step', json_extract(progress, '$.steps'))
            WHERE id = ?`,
-        )
-        .run(now, now, id);
+      ).run(now, now, id);
     })();
   }
 
   finishFailed(id: string, error: StoredError, now: number): void {
-    this.db
-      .prepare(
-        `UPDATE requests SET status = 'failed', queue = 'done', error_code = ?, error_message = ?, updated_at = ?,
+    this.sql(
+      `UPDATE requests SET status = 'failed', queue = 'done', error_code = ?, error_message = ?, updated_at = ?,
            finished_at = ?, progress = json_set(progress, '$.stage', 'done') WHERE id = ?`,
-      )
-      .run(error.code, error.message, now, now, id);
+    ).run(error.code, error.message, now, now, id);
   }
 
   clearInputKey(id: string): void {
-    this.db.prepare('UPDATE requests SET input_key = NULL WHERE id = ?').run(id);
+    this.sql('UPDATE requests SET input_key = NULL WHERE id = ?').run(id);
   }
 
   addEvent(id: string, event: TimelineEvent): void {
-    this.db
-      .prepare('INSERT INTO events (request_id, at, kind, message) VALUES (?, ?, ?, ?)')
-      .run(id, event.at, event.kind, event.message);
+    this.sql('INSERT INTO events (request_id, at, kind, message) VALUES (?, ?, ?, ?)').run(
+      id,
+      event.at,
+      event.kind,
+      event.message,
+    );
   }
 
   timeline(id: string): TimelineEvent[] {
-    return this.db
-      .prepare('SELECT at, kind, message FROM events WHERE request_id = ? ORDER BY seq')
-      .all(id) as TimelineEvent[];
+    return this.sql('SELECT at, kind, message FROM events WHERE request_id = ? ORDER BY seq').all(
+      id,
+    ) as TimelineEvent[];
   }
 
   artifacts(requestId: string): ArtifactRecord[] {
-    const rows = this.db
-      .prepare('SELECT * FROM artifacts WHERE request_id = ? ORDER BY position')
-      .all(requestId) as ArtifactRow[];
+    const rows = this.sql('SELECT * FROM artifacts WHERE request_id = ? ORDER BY position').all(
+      requestId,
+    ) as ArtifactRow[];
     return rows.map(toArtifact);
   }
 
   artifact(requestId: string, name: string): ArtifactRecord | undefined {
-    const row = this.db
-      .prepare('SELECT * FROM artifacts WHERE request_id = ? AND name = ?')
-      .get(requestId, name) as ArtifactRow | undefined;
+    const row = this.sql('SELECT * FROM artifacts WHERE request_id = ? AND name = ?').get(requestId, name) as
+      | ArtifactRow
+      | undefined;
     return row && toArtifact(row);
   }
 
   dueArtifacts(now: number): ArtifactRecord[] {
-    const rows = this.db
-      .prepare('SELECT * FROM artifacts WHERE expired = 0 AND expires_at <= ? ORDER BY expires_at')
-      .all(now) as ArtifactRow[];
+    const rows = this.sql(
+      'SELECT * FROM artifacts WHERE expired = 0 AND expires_at <= ? ORDER BY expires_at',
+    ).all(now) as ArtifactRow[];
     return rows.map(toArtifact);
   }
 
   markExpired(requestId: string, name: string): boolean {
     return (
-      this.db
-        .prepare('UPDATE artifacts SET expired = 1 WHERE request_id = ? AND name = ? AND expired = 0')
-        .run(requestId, name).changes > 0
+      this.sql('UPDATE artifacts SET expired = 1 WHERE request_id = ? AND name = ? AND expired = 0').run(
+        requestId,
+        name,
+      ).changes > 0
     );
   }
 
   liveBlobKeys(): Set<string> {
     const keys = new Set<string>();
-    for (const r of this.db
-      .prepare('SELECT input_key AS k FROM requests WHERE input_key IS NOT NULL')
-      .all() as {
+    for (const r of this.sql('SELECT input_key AS k FROM requests WHERE input_key IS NOT NULL').all() as {
       k: string;
     }[])
       keys.add(r.k);
-    for (const r of this.db.prepare('SELECT blob_key AS k FROM artifacts WHERE expired = 0').all() as {
+    for (const r of this.sql('SELECT blob_key AS k FROM artifacts WHERE expired = 0').all() as {
       k: string;
     }[])
       keys.add(r.k);
@@ -240,16 +252,14 @@ export class SqliteRequestStore implements RequestStore {
   }
 
   conversionCounts(since: number): ConversionCounts[] {
-    const rows = this.db
-      .prepare(
-        `SELECT conversion AS key,
+    const rows = this.sql(
+      `SELECT conversion AS key,
            sum(status = 'succeeded') AS s_all, sum(status = 'failed') AS f_all,
            sum(status = 'succeeded' AND finished_at >= @since) AS s_day,
            sum(status = 'failed' AND finished_at >= @since) AS f_day
          FROM requests WHERE kind = 'convert' AND status != 'running'
          GROUP BY conversion ORDER BY conversion`,
-      )
-      .all({ since }) as { key: string; s_all: number; f_all: number; s_day: number; f_day: number }[];
+    ).all({ since }) as { key: string; s_all: number; f_all: number; s_day: number; f_day: number }[];
     const counts = (s: number, f: number): Counts => ({ total: s + f, succeeded: s, failed: f });
     return rows.map((r) => ({
       key: r.key,
@@ -259,7 +269,7 @@ export class SqliteRequestStore implements RequestStore {
   }
 
   checkWritable(): void {
-    this.db.prepare('INSERT OR REPLACE INTO health (id, checked_at) VALUES (1, ?)').run(Date.now());
+    this.sql('INSERT OR REPLACE INTO health (id, checked_at) VALUES (1, ?)').run(Date.now());
   }
 
   close(): void {

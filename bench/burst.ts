@@ -1,0 +1,78 @@
+/**
+ * 100 small csv->json conversions submitted at once to `fileconv serve` (default concurrency and
+ * queue limit), then long-polled until done; conversions per second versus the data engine's run()
+ * called directly on the same file 100 times with the server's parallelism, in the same run.
+ * Every answer to a submission must be 202 (accepted) or 503 (queue full); anything else fails.
+ * Ratio = ours / baseline conversions per second (higher is better).
+ *
+ *   tsx bench/burst.ts
+ */
+import { availableParallelism } from 'node:os';
+import { join } from 'node:path';
+import { converter, runDirect } from './lib/direct.js';
+import { makeCsv } from './lib/inputs.js';
+import { removeDir, seconds, startServe, submitConversion, tempDir, waitFinished } from './lib/serve.js';
+
+const BURST = 100;
+
+/** Runs `count` jobs with at most `parallel` at once. */
+async function withParallelism(
+  count: number,
+  parallel: number,
+  job: (i: number) => Promise<void>,
+): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    while (next < count) await job(next++);
+  };
+  await Promise.all(Array.from({ length: parallel }, worker));
+}
+
+async function main(): Promise<void> {
+  const dir = tempDir('fileconv-bench-burst-');
+  // The server's default concurrency is the CPU count; the baseline uses the same.
+  const parallel = availableParallelism();
+  const server = await startServe(join(dir, 'data'));
+  try {
+    const csv = join(dir, 'small.csv');
+    makeCsv(csv, 200);
+    const engine = await converter('data');
+    await runDirect(engine, 'csv', 'json', csv, dir);
+    const warm = await submitConversion(server.url, 'csv-json', csv, 'small.csv');
+    if (warm.id) await waitFinished(server.url, warm.id);
+
+    const statuses = new Map<number, number>();
+    let succeeded = 0;
+    const ours = await seconds(async () => {
+      const sent = await Promise.all(
+        Array.from({ length: BURST }, (_, i) =>
+          submitConversion(server.url, 'csv-json', csv, `small-${i}.csv`),
+        ),
+      );
+      for (const s of sent) statuses.set(s.status, (statuses.get(s.status) ?? 0) + 1);
+      const done = await Promise.all(sent.filter((s) => s.id).map((s) => waitFinished(server.url, s.id!)));
+      succeeded = done.filter((d) => d.status === 'succeeded').length;
+    });
+    const direct = await seconds(() =>
+      withParallelism(BURST, parallel, () => runDirect(engine, 'csv', 'json', csv, dir)),
+    );
+
+    const counts = [...statuses.entries()].map(([status, n]) => `${status}: ${n}`).join(', ');
+    console.log(`${BURST} csv->json submitted at once: answers ${counts}; ${succeeded} succeeded`);
+    const unexpected = [...statuses.keys()].filter((s) => s !== 202 && s !== 503);
+    if (unexpected.length > 0) throw new Error(`answers other than 202 and 503: ${unexpected.join(', ')}`);
+    const oursRate = succeeded / ours;
+    const directRate = BURST / direct;
+    console.log(
+      `fileconv ${oursRate.toFixed(1)} conversions/s (${ours.toFixed(2)} s), direct ${directRate.toFixed(1)} conversions/s (${direct.toFixed(2)} s, ${parallel} at once)`,
+    );
+    console.log(
+      `burst: ${(oursRate / directRate).toFixed(3)} (ours / baseline conversions/s; higher is better)`,
+    );
+  } finally {
+    await server.stop();
+    removeDir(dir);
+  }
+}
+
+await main();

@@ -1,0 +1,204 @@
+/**
+ * Bench helpers for the HTTP server: `fileconv serve` as a child process (so its memory and CPU
+ * are its own), a bare node:http baseline child, streamed multipart bodies, and the client side of
+ * a conversion (upload, long-poll, 302, download).
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { createReadStream, createWriteStream, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { request } from 'undici';
+
+export const ROOT = join(import.meta.dirname, '..', '..');
+
+export function tempDir(prefix: string): string {
+  return mkdtempSync(join(tmpdir(), prefix));
+}
+
+export function removeDir(dir: string): void {
+  rmSync(dir, { recursive: true, force: true });
+}
+
+export interface Child {
+  url: string;
+  pid: number;
+  stop(): Promise<void>;
+}
+
+function waitForUrl(child: ChildProcess, what: string): Promise<string> {
+  const output: string[] = [];
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${what} did not start: ${output.join('')}`)), 120_000);
+    const onData = (d: Buffer) => {
+      output.push(d.toString());
+      const m = /listening on (http:\/\/\S+)/.exec(output.join(''));
+      if (m) {
+        clearTimeout(timer);
+        resolve(m[1]!);
+      }
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', (d: Buffer) => output.push(d.toString()));
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`${what} exited ${code}: ${output.join('')}`));
+    });
+  });
+}
+
+function stopper(child: ChildProcess): () => Promise<void> {
+  return () =>
+    new Promise((resolve) => {
+      if (child.exitCode !== null) return resolve();
+      child.removeAllListeners('exit');
+      child.once('exit', () => resolve());
+      child.kill('SIGTERM');
+      setTimeout(() => child.kill('SIGKILL'), 10_000).unref();
+    });
+}
+
+/** Benches measure the service, not its abuse guards: no write rate limit, quotas out of reach. */
+const UNLIMITED = 'conversions=1000000000,voice=1000000000,file_checks=1000000000';
+export const NO_LIMIT_FLAGS = ['--rate-limit', '0', '--quota-anon', UNLIMITED, '--quota-key', UNLIMITED];
+
+/** Starts `node bin/fileconv serve --port 0`, limits off, with a fresh data folder and the given flags. */
+export async function startServe(dataDir: string, flags: string[] = []): Promise<Child> {
+  const child = spawn(
+    process.execPath,
+    [
+      join(ROOT, 'bin', 'fileconv'),
+      'serve',
+      '--host',
+      '127.0.0.1',
+      '--port',
+      '0',
+      '--data-dir',
+      dataDir,
+      ...NO_LIMIT_FLAGS,
+      ...flags,
+    ],
+    {
+      cwd: ROOT,
+      env: { ...process.env, FILECONV_PORT: '', FILECONV_DATA_DIR: '' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
+  const url = await waitForUrl(child, 'fileconv serve');
+  return { url, pid: child.pid!, stop: stopper(child) };
+}
+
+/** Starts a bare node:http server from `source` (which must print "listening on <url>"). */
+export async function startBare(source: string, args: string[] = []): Promise<Child> {
+  const child = spawn(process.execPath, ['--input-type=module', '-e', source, '--', ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const url = await waitForUrl(child, 'baseline server');
+  return { url, pid: child.pid!, stop: stopper(child) };
+}
+
+/** A field of /proc/<pid>/status in bytes (VmRSS: resident now; VmHWM: peak since the last reset). */
+export function procMemory(pid: number, field: 'VmRSS' | 'VmHWM'): number {
+  const m = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return m ? Number(m[1]) * 1024 : 0;
+}
+
+export interface StreamPart {
+  name: string;
+  filename?: string;
+  contentType?: string;
+  /** The part's bytes: a string, a file on disk, or chunks made on the fly. */
+  body: string | { path: string } | (() => AsyncIterable<Uint8Array>);
+}
+
+const BOUNDARY = 'fileconvbenchboundary';
+export const MULTIPART_TYPE = `multipart/form-data; boundary=${BOUNDARY}`;
+
+/** A multipart/form-data body produced as it is sent, so large parts never sit in memory. */
+export async function* multipartBody(parts: readonly StreamPart[]): AsyncGenerator<Uint8Array> {
+  for (const p of parts) {
+    const disposition = `form-data; name="${p.name}"${p.filename ? `; filename="${p.filename}"` : ''}`;
+    const type = p.contentType ? `Content-Type: ${p.contentType}\r\n` : '';
+    yield Buffer.from(`--${BOUNDARY}\r\nContent-Disposition: ${disposition}\r\n${type}\r\n`);
+    if (typeof p.body === 'string') yield Buffer.from(p.body);
+    else if (typeof p.body === 'function') yield* p.body();
+    else yield* createReadStream(p.body.path, { highWaterMark: 1 << 20 });
+    yield Buffer.from('\r\n');
+  }
+  yield Buffer.from(`--${BOUNDARY}--\r\n`);
+}
+
+export interface Submitted {
+  status: number;
+  id?: string;
+}
+
+/** POST /api/public/convert with the file streamed from disk. */
+export async function submitConversion(
+  base: string,
+  conversion: string,
+  path: string,
+  filename: string,
+): Promise<Submitted> {
+  const res = await request(`${base}/api/public/convert`, {
+    method: 'POST',
+    headers: { 'content-type': MULTIPART_TYPE },
+    body: Readable.from(
+      multipartBody([
+        { name: 'meta', body: JSON.stringify({ conversion }), contentType: 'application/json' },
+        { name: 'file', filename, contentType: 'application/octet-stream', body: { path } },
+      ]),
+    ),
+  });
+  const text = await res.body.text();
+  if (res.statusCode !== 202) return { status: res.statusCode };
+  return { status: 202, id: (JSON.parse(text) as { request_id: string }).request_id };
+}
+
+// biome-ignore lint/suspicious/noExplicitAny: the request view is read field by field.
+export type RequestJson = any;
+
+/** Long-polls a request (`?wait=30`) until it is no longer running. */
+export async function waitFinished(base: string, id: string): Promise<RequestJson> {
+  for (;;) {
+    const res = await request(`${base}/api/public/requests/${id}?wait=30`);
+    const json = (await res.body.json()) as RequestJson;
+    if (json.status !== 'running') return json;
+  }
+}
+
+/** Follows an artifact's 302 to the signed link and writes the file to `dest`. */
+export async function download(base: string, id: string, artifact: string, dest: string): Promise<void> {
+  const res = await request(`${base}/api/public/requests/${id}/artifacts/${artifact}`);
+  await res.body.dump();
+  const location = res.headers.location;
+  if (res.statusCode !== 302 || typeof location !== 'string')
+    throw new Error(`artifact answered ${res.statusCode}, not 302`);
+  const file = await request(new URL(location, base).href);
+  if (file.statusCode !== 200) throw new Error(`download answered ${file.statusCode}`);
+  await pipeline(file.body, createWriteStream(dest));
+}
+
+/** The whole client cycle of one conversion: upload, long-poll, 302, download. */
+export async function convertOverHttp(
+  base: string,
+  conversion: string,
+  input: string,
+  filename: string,
+  dest: string,
+): Promise<void> {
+  const sent = await submitConversion(base, conversion, input, filename);
+  if (!sent.id) throw new Error(`convert answered ${sent.status}`);
+  const done = await waitFinished(base, sent.id);
+  if (done.status !== 'succeeded')
+    throw new Error(`conversion ${done.status}: ${JSON.stringify(done.error)}`);
+  await download(base, sent.id, done.artifacts[0].name, dest);
+}
+
+/** Runs `fn` and returns its wall time in seconds. */
+export async function seconds(fn: () => Promise<unknown>): Promise<number> {
+  const start = performance.now();
+  await fn();
+  return (performance.now() - start) / 1000;
+}

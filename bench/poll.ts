@@ -1,0 +1,69 @@
+/**
+ * GET /api/public/requests/{id} (a finished csv->json conversion) requests per second against
+ * `fileconv serve`, versus a bare node:http server answering the same JSON bytes, in the same
+ * run: autocannon, 50 connections, 5 s each. Ratio = ours / baseline (higher is better).
+ *
+ *   tsx bench/poll.ts
+ */
+import { join } from 'node:path';
+import autocannon, { type Result } from 'autocannon';
+import { request } from 'undici';
+import { makeCsv } from './lib/inputs.js';
+import { removeDir, startBare, startServe, submitConversion, tempDir, waitFinished } from './lib/serve.js';
+
+const CONNECTIONS = 50;
+const DURATION_S = 5;
+
+// Answers every request with the JSON given on the command line, as the fastest possible poll.
+const BARE_SERVER = `
+import { createServer } from 'node:http';
+const body = Buffer.from(process.argv[process.argv.length - 1]);
+const server = createServer((req, res) => {
+  res.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-store', 'content-length': body.length });
+  res.end(body);
+});
+server.listen(0, '127.0.0.1', () => console.log('listening on http://127.0.0.1:' + server.address().port));
+`;
+
+async function hammer(url: string): Promise<Result> {
+  const result = await autocannon({ url, connections: CONNECTIONS, duration: DURATION_S });
+  if (result.errors || result.non2xx)
+    throw new Error(`${url}: ${result.errors} errors, ${result.non2xx} non-2xx answers`);
+  return result;
+}
+
+async function main(): Promise<void> {
+  const dir = tempDir('fileconv-bench-poll-');
+  const server = await startServe(join(dir, 'data'));
+  try {
+    const csv = join(dir, 't.csv');
+    makeCsv(csv, 50);
+    const sent = await submitConversion(server.url, 'csv-json', csv, 't.csv');
+    if (!sent.id) throw new Error(`convert answered ${sent.status}`);
+    await waitFinished(server.url, sent.id);
+    const url = `${server.url}/api/public/requests/${sent.id}`;
+    const json = await (await request(url)).body.text();
+    const bare = await startBare(BARE_SERVER, [json]);
+    try {
+      // A short warm-up of each so neither pays for its first requests.
+      await autocannon({ url, connections: 10, duration: 1 });
+      await autocannon({ url: bare.url, connections: 10, duration: 1 });
+      const ours = await hammer(url);
+      const base = await hammer(bare.url);
+      console.log(
+        `${CONNECTIONS} connections, ${DURATION_S} s, ${json.length}-byte answer: fileconv ${ours.requests.average.toFixed(0)} req/s ` +
+          `(p99 ${ours.latency.p99} ms), bare node:http ${base.requests.average.toFixed(0)} req/s (p99 ${base.latency.p99} ms)`,
+      );
+      console.log(
+        `poll: ${(ours.requests.average / base.requests.average).toFixed(3)} (ours / baseline req/s; higher is better)`,
+      );
+    } finally {
+      await bare.stop();
+    }
+  } finally {
+    await server.stop();
+    removeDir(dir);
+  }
+}
+
+await main();
