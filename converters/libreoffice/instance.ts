@@ -4,6 +4,7 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
+import { sandboxedCommand } from '../../src/run/sandbox.js';
 import { createLockedProfile } from '../office/profile.js';
 import { groupMembers, groupRssBytes, isAlive, killGroup } from './proc.js';
 
@@ -88,7 +89,9 @@ export class OfficeInstance {
       LANG: 'C.UTF-8',
       LC_ALL: 'C.UTF-8',
     };
-    const office = spawn(
+    // Same OS isolation as engines run through runProcess (no network where permitted); no
+    // address-space or CPU cap, as LibreOffice reserves huge virtual memory and lives long.
+    const command = sandboxedCommand(
       settings.soffice,
       [
         '--headless',
@@ -100,8 +103,10 @@ export class OfficeInstance {
         `-env:UserInstallation=${profile}`,
         `--accept=pipe,name=${pipe};urp;StarOffice.ComponentContext`,
       ],
-      { cwd: dir, env, detached: true, stdio: 'ignore' },
+      0,
+      { addressSpaceBytes: null, cpuSeconds: null },
     );
+    const office = spawn(command.file, command.args, { cwd: dir, env, detached: true, stdio: 'ignore' });
     office.on('error', () => {}); // reported through the bridge's connect failure
     office.unref();
     const bridge = spawn(

@@ -2,6 +2,10 @@ import { accessSync, constants } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { execa } from 'execa';
 import type { EngineProbe, StepContext } from '../engine/contract.js';
+import { type EngineLimits, engineSandbox, sandboxedCommand } from './sandbox.js';
+
+export type { EngineLimits } from './sandbox.js';
+
 import { FileconvError } from '../errors/index.js';
 
 /** First of `names` found as an executable on PATH (absolute names are checked as they are). */
@@ -52,6 +56,12 @@ export interface RunProcessOptions {
   input?: string;
   /** Keep stdout as a Buffer (for binary output). */
   binaryStdout?: boolean;
+  /**
+   * OS limits for this engine (memory cap, CPU cap, no network); defaults suit most engines, see
+   * src/run/sandbox.ts. Pass `{ addressSpaceBytes: null }` for an engine that reserves huge
+   * virtual memory.
+   */
+  limits?: EngineLimits;
 }
 
 export interface ProcessResult {
@@ -93,7 +103,9 @@ export async function runProcess(
     OMP_THREAD_LIMIT: '1',
     ...options.env,
   };
-  const child = execa(file, args, {
+  noteSandboxOnce(ctx);
+  const command = sandboxedCommand(file, args, ctx.timeoutMs, options.limits);
+  const child = execa(command.file, command.args, {
     cwd: options.cwd ?? ctx.workDir,
     env,
     extendEnv: false,
@@ -149,6 +161,16 @@ export async function runProcess(
     ctx.signal.removeEventListener('abort', onAbort);
     killGroup(child.pid);
   }
+}
+
+let sandboxNoted = false;
+
+/** Says once per process, in the first conversion's timeline, which isolation is missing here. */
+function noteSandboxOnce(ctx: StepContext): void {
+  if (sandboxNoted) return;
+  sandboxNoted = true;
+  const notes = engineSandbox().notes;
+  if (notes.length > 0) ctx.log(`engine isolation: ${notes.join('; ')}`);
 }
 
 function basename(file: string): string {

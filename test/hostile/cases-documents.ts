@@ -1,0 +1,205 @@
+import { engineMade, truncatedFixture } from './build.js';
+import type { HostileCase } from './harness.js';
+
+/** A PDF from numbered object bodies, with a correct xref table. */
+function pdf(objects: string[]): Buffer {
+  let out = '%PDF-1.4\n';
+  const offsets: number[] = [];
+  objects.forEach((body, i) => {
+    offsets.push(Buffer.byteLength(out, 'latin1'));
+    out += `${i + 1} 0 obj\n${body}\nendobj\n`;
+  });
+  const xref = Buffer.byteLength(out, 'latin1');
+  out += `xref\n0 ${objects.length + 1}\n0000000000 65535 f \n`;
+  for (const o of offsets) out += `${String(o).padStart(10, '0')} 00000 n \n`;
+  out += `trailer\n<< /Size ${objects.length + 1} /Root 1 0 R >>\nstartxref\n${xref}\n%%EOF\n`;
+  return Buffer.from(out, 'latin1');
+}
+
+/** A PDF whose page tree claims `count` pages, all the same tiny page object. */
+function manyPagesPdf(count: number): Buffer {
+  const kids = Array.from({ length: count }, () => '3 0 R').join(' ');
+  return pdf([
+    '<< /Type /Catalog /Pages 2 0 R >>',
+    `<< /Type /Pages /Kids [${kids}] /Count ${count} >>`,
+    '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 72 72] >>',
+  ]);
+}
+
+/** Ghostscript, pandoc and the PDF engines against file reads, loops, includes and absurd PDFs. */
+export const documentCases: HostileCase[] = [
+  {
+    name: 'ghostscript: PostScript reading a local file',
+    attack: 'PS that opens the secret file with the file operator and shows it (blocked by -dSAFER)',
+    from: 'ps',
+    to: 'pdf',
+    make: (c) =>
+      `%!PS\n/Helvetica findfont 12 scalefont setfont 72 720 moveto\n(${c.files.txt}) (r) file 200 string readstring pop show\nshowpage\n`,
+    allowed: { codes: ['MALFORMED_DOCUMENT', 'CONVERT_FAILED'] },
+  },
+  {
+    name: 'ghostscript: PostScript writing files and opening a pipe',
+    attack: 'PS that writes next to the secrets and runs %pipe% (blocked by -dSAFER)',
+    from: 'ps',
+    to: 'pdf',
+    make: (c) =>
+      `%!PS\n(${c.dir}/pwned-ps) (w) file (x) writestring\n(%pipe%touch ${c.dir}/pwned-pipe) (w) file pop\nshowpage\n`,
+    allowed: { codes: ['MALFORMED_DOCUMENT', 'CONVERT_FAILED'] },
+  },
+  {
+    name: 'ghostscript: EPS with a file read, to PNG',
+    attack: 'an EPS whose program runs the secret file as PostScript',
+    from: 'eps',
+    to: 'png',
+    make: (c) =>
+      `%!PS-Adobe-3.0 EPSF-3.0\n%%BoundingBox: 0 0 100 100\n(${c.files.txt}) run\n0 0 moveto 100 100 lineto stroke\n`,
+    allowed: { codes: ['MALFORMED_DOCUMENT', 'CONVERT_FAILED'] },
+  },
+  {
+    name: 'ghostscript: PostScript infinite loop',
+    attack: 'PS that never ends ({} loop): the step time limit must stop it and kill the group',
+    from: 'ps',
+    to: 'pdf',
+    timeoutMs: 4_000,
+    make: () => '%!PS\n{ 1 pop } loop\n',
+    allowed: { codes: ['CONVERT_FAILED'] },
+  },
+  {
+    name: 'ghostscript: PostScript uploaded as PDF',
+    attack: 'a PS program named .pdf, so a PDF step would run it as a program',
+    from: 'pdf',
+    to: 'pdfa',
+    engine: 'ghostscript',
+    make: (c) => `%!PS\n(${c.files.txt}) (r) file 100 string readstring pop print\n`,
+    allowed: { codes: ['MALFORMED_DOCUMENT'] },
+  },
+  {
+    name: 'pdf: absurd page count to png',
+    attack: 'a PDF claiming 100000 pages, rasterised one PNG per page',
+    from: 'pdf',
+    to: 'png',
+    make: () => manyPagesPdf(100_000),
+    allowed: { codes: ['CONVERT_FAILED', 'MALFORMED_DOCUMENT'] },
+  },
+  {
+    name: 'pdf: absurd page size to png',
+    attack: 'a 200 x 200 inch page, which at 150 dpi is 900 megapixels',
+    from: 'pdf',
+    to: 'png',
+    make: () =>
+      pdf([
+        '<< /Type /Catalog /Pages 2 0 R >>',
+        '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
+        '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 14400 14400] >>',
+      ]),
+    allowed: { codes: ['CONVERT_FAILED'] },
+  },
+  {
+    name: 'pdf: absurd page size through ghostscript',
+    attack: 'the same 900-megapixel page given to ghostscript directly',
+    from: 'pdf',
+    to: 'jpg',
+    engine: 'ghostscript',
+    make: () =>
+      pdf([
+        '<< /Type /Catalog /Pages 2 0 R >>',
+        '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
+        '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 14400 14400] >>',
+      ]),
+    allowed: { codes: ['CONVERT_FAILED'] },
+  },
+  {
+    name: 'pdf: URI, Launch and JavaScript actions to text',
+    attack: 'open actions that would launch the secret file and fetch the canary URL',
+    from: 'pdf',
+    to: 'txt',
+    make: (c) =>
+      pdf([
+        `<< /Type /Catalog /Pages 2 0 R /OpenAction 4 0 R /AA << /WC 5 0 R >> >>`,
+        '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
+        '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 72 72] >>',
+        `<< /S /Launch /F (${c.files.txt}) /Next << /S /URI /URI (${c.url}pdf) >> >>`,
+        `<< /S /JavaScript /JS (app.launchURL\\("${c.url}js"\\)) >>`,
+      ]),
+    allowed: { output: true, codes: ['NEEDS_OCR', 'MALFORMED_DOCUMENT', 'CONVERT_FAILED'] },
+  },
+  {
+    name: 'pdf: truncated',
+    attack: 'a PDF cut after 400 bytes (no xref, no trailer)',
+    from: 'pdf',
+    to: 'png',
+    make: () => truncatedFixture('document.pdf', 400),
+    allowed: { codes: ['MALFORMED_DOCUMENT', 'CONVERT_FAILED'] },
+  },
+  {
+    name: 'pdf: encrypted with a user password',
+    attack: 'a password-protected PDF (made by ghostscript) to text',
+    from: 'pdf',
+    to: 'txt',
+    make: () =>
+      engineMade(
+        'gs',
+        (out) => [
+          '-q',
+          '-dSAFER',
+          '-dBATCH',
+          '-dNOPAUSE',
+          '-sDEVICE=pdfwrite',
+          '-sOwnerPassword=owner',
+          '-sUserPassword=user',
+          `-sOutputFile=${out}`,
+          '-c',
+          'showpage',
+        ],
+        'pdf',
+      ),
+    allowed: { codes: ['ENCRYPTED_DOCUMENT'] },
+  },
+  {
+    name: 'pandoc: markdown including local files as images',
+    attack: 'image references to the secret PNG by path and file:// URL, embedded into an ODT',
+    from: 'md',
+    to: 'odt',
+    engine: 'pandoc',
+    make: (c) => `# x\n\n![a](${c.files.png})\n\n![b](file://${c.files.txt})\n\n![c](${c.files.svg})\n`,
+    allowed: { output: true, codes: ['MALFORMED_DOCUMENT', 'CONVERT_FAILED'] },
+  },
+  {
+    name: 'pandoc: markdown with a remote image',
+    attack: 'an image on the canary URL, which an ODT writer would fetch to embed',
+    from: 'md',
+    to: 'odt',
+    engine: 'pandoc',
+    make: (c) => `# x\n\n![r](${c.url}r.png)\n`,
+    allowed: { output: true, codes: ['MALFORMED_DOCUMENT', 'CONVERT_FAILED'] },
+  },
+  {
+    name: 'pandoc: html with remote img and local img',
+    attack: 'img src on the canary URL and on the secret PNG, converted to ODT (images embedded)',
+    from: 'html',
+    to: 'odt',
+    engine: 'pandoc',
+    make: (c) =>
+      `<html><body><p>x</p><img src="${c.url}h.png"><img src="file://${c.files.png}"></body></html>`,
+    allowed: { output: true, codes: ['MALFORMED_DOCUMENT', 'CONVERT_FAILED'] },
+  },
+  {
+    name: 'pandoc: rst include directive',
+    attack: '.. include:: and .. raw:: html :file: on the secret file',
+    from: 'rst',
+    to: 'html',
+    engine: 'pandoc',
+    make: (c) => `Title\n=====\n\n.. include:: ${c.files.txt}\n\n.. raw:: html\n   :file: ${c.files.txt}\n`,
+    allowed: { output: true, codes: ['MALFORMED_DOCUMENT', 'CONVERT_FAILED'] },
+  },
+  {
+    name: 'pandoc: LaTeX \\input of a local file',
+    attack: '\\input and \\include of the secret file in the LaTeX reader',
+    from: 'tex',
+    to: 'txt',
+    engine: 'pandoc',
+    make: (c) =>
+      `\\documentclass{article}\\begin{document}\\input{${c.files.txt}}\\include{${c.files.txt.replace(/\.txt$/, '')}}\\end{document}\n`,
+    allowed: { output: true, codes: ['MALFORMED_DOCUMENT', 'CONVERT_FAILED'] },
+  },
+];
