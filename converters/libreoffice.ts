@@ -6,6 +6,7 @@ import { FileconvError } from '../src/errors/index.js';
 import { extensionOf, type FormatId } from '../src/formats/index.js';
 import { findBinary, probeBinary, runProcess } from '../src/run/process.js';
 import { convertThroughPool } from './libreoffice/convert.js';
+import { officePoolAvailable, officePoolStatus } from './libreoffice/pool.js';
 import { isPasswordProtected } from './office/encryption.js';
 import { createLockedProfile } from './office/profile.js';
 
@@ -126,6 +127,12 @@ export default defineConverter({
   concurrency: 2,
   timeoutMs: 120_000,
   probe: () => probeBinary(['soffice', 'libreoffice'], ['--version'], /LibreOffice (\d[\d.]*)/),
+  async diagnose() {
+    const pool = await officePoolAvailable();
+    if (!pool.ok) return [`warm pool unavailable (${pool.reason}); conversions use one-shot soffice`];
+    const status = officePoolStatus();
+    return [`warm pool: ${status.size} instance(s), restart after ${status.maxConversions} conversions`];
+  },
   async run({ edge, input, outDir, options }, ctx) {
     const soffice = findBinary(['soffice', 'libreoffice']);
     if (!soffice) throw new FileconvError('CONVERT_FAILED', 'LibreOffice (soffice) is not installed.');

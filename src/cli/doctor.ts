@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { type EngineStatus, probeEngines, resetEngineCache } from '../engine/registry.js';
 import { resetCatalog } from '../plan/index.js';
+import { engineSandbox } from '../run/sandbox.js';
 import { formatRow, runSelftest, type SelftestReport } from '../selftest/index.js';
 import { exitWithUsageCode, interruptSignal } from './convert-io.js';
 import { aptInstall, aptInstallLine, missingPackages, TEST_TOOL_PACKAGES } from './doctor-apt.js';
@@ -41,13 +42,22 @@ function engineJson({ converter, probe }: EngineStatus) {
   };
 }
 
-function printEngines(engines: EngineStatus[]): void {
+async function printEngines(engines: EngineStatus[]): Promise<void> {
   for (const { converter, probe } of engines) {
     const where = probe.ok ? `${probe.version ?? ''}  ${probe.path ?? ''}` : (probe.detail ?? 'not found');
     console.log(`${probe.ok ? 'ok     ' : 'MISSING'} ${converter.name.padEnd(14)} ${where}`);
     if (!probe.ok && converter.packages.length > 0)
       console.log(`        ${aptInstallLine(converter.packages)}`);
+    if (probe.ok && converter.diagnose)
+      for (const line of await converter.diagnose()) console.log(`        ${line}`);
   }
+  const sandbox = engineSandbox();
+  const network = sandbox.network ? 'no network (own namespace)' : 'network not isolated';
+  const limits = sandbox.limits ? 'memory and CPU caps' : 'no memory or CPU caps';
+  console.log(
+    `\nengine isolation: ${sandbox.enabled ? `${limits}, ${network}` : 'off (FILECONV_ENGINE_SANDBOX=off)'}`,
+  );
+  for (const note of sandbox.notes) console.log(`        ${note}`);
 }
 
 async function doctorCommand(flags: DoctorFlags): Promise<number> {
@@ -74,7 +84,7 @@ async function doctorCommand(flags: DoctorFlags): Promise<number> {
   }
   const missingEngines = engines.filter((e) => !e.probe.ok);
   let selftest: SelftestReport | undefined;
-  if (!flags.json) printEngines(engines);
+  if (!flags.json) await printEngines(engines);
   const interrupted = interruptSignal();
   if (flags.selftest) {
     if (!flags.json) console.log('\nself-test:');

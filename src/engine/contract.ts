@@ -64,6 +64,11 @@ export interface Converter {
   edges: ConversionEdge[];
   /** Find the engine and its version. Cheap and side-effect free; cached by the registry. */
   probe(): Promise<EngineProbe>;
+  /**
+   * Optional deeper check for `doctor` only (it may start the engine): lines saying how the engine
+   * will run, such as a warm pool that could not start and the fallback in use.
+   */
+  diagnose?(): Promise<string[]>;
   /** Run one step. Throws FileconvError (detail codes) or any error (becomes CONVERT_FAILED). */
   run(request: StepRequest, ctx: StepContext): Promise<StepResult>;
   /** How many runs of this engine may go at once (default 2). */
