@@ -26,7 +26,15 @@ const TEXT_FILES: Record<FormatId, string> = {
   // A list of records, so it can also become a table (csv, xlsx).
   json: '[\n  { "id": 1, "label": "one", "qty": 3 },\n  { "id": 2, "label": "two", "qty": 5 }\n]\n',
   svg: SVG,
+  // PostScript with real text, so a PDF made from it has a text layer (an SVG rendered to EPS
+  // draws its letters as curves, which only OCR can read).
+  ps: postscript('%!PS-Adobe-3.0'),
+  eps: postscript('%!PS-Adobe-3.0 EPSF-3.0\n%%BoundingBox: 0 0 400 100'),
 };
+
+function postscript(header: string): string {
+  return `${header}\n/Helvetica findfont 24 scalefont setfont\n20 40 moveto (fileconv self-test) show\nshowpage\n`;
+}
 
 /**
  * A one-page PDF with a text layer, written by hand: objects, then an xref table whose offsets
