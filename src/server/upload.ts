@@ -54,6 +54,14 @@ export class UploadTooLargeError extends FileconvError {
   }
 }
 
+/** A full disk is the server's condition (507, retry later), not a fault of the upload. */
+function storeFailure(e: unknown): FileconvError {
+  const code = (e as NodeJS.ErrnoException | undefined)?.code;
+  if (code === 'ENOSPC' || code === 'EDQUOT')
+    return new FileconvError('INSUFFICIENT_STORAGE', undefined, { cause: e });
+  return new FileconvError('INTAKE_FAILED', 'The upload could not be stored.', { cause: e });
+}
+
 function tooLarge(max: number): FileconvError {
   return new UploadTooLargeError(max);
 }
@@ -166,7 +174,7 @@ export function receiveUpload(
         await pipeline(stream, w.stream);
         return size;
       });
-      fileDone.catch(() => refuse(new FileconvError('INTAKE_FAILED', 'The upload could not be stored.')));
+      fileDone.catch((e) => refuse(storeFailure(e)));
     });
 
     parser.on('field', (name, value, info) => {
@@ -191,8 +199,8 @@ export function receiveUpload(
       if (settled) return;
       try {
         if (writer) await writer.commit();
-      } catch {
-        refuse(new FileconvError('INTAKE_FAILED', 'The upload could not be stored.'));
+      } catch (e) {
+        refuse(storeFailure(e));
         return;
       }
       settled = true;

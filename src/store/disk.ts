@@ -74,8 +74,10 @@ export class DiskBlobStore implements BlobStore {
   }
 
   // Per-request folders go away with their last file, so the tree does not fill with empty folders.
+  // Top-level folders (inputs, artifacts...) stay: removing one races a writer that has just made
+  // it and is about to open a file in it (ENOENT under concurrent uploads).
   private async pruneEmpty(dir: string): Promise<void> {
-    while (dir.startsWith(this.blobs + sep)) {
+    while (dir.startsWith(this.blobs + sep) && dirname(dir) !== this.blobs) {
       try {
         await rmdir(dir);
       } catch {
