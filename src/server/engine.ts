@@ -1,19 +1,5 @@
+import type { DetectOptions, DetectReport } from '../detect/index.js';
 import type { ConversionJob, ConversionResult, Plan } from '../run/types.js';
-
-/** What detection reports about a stored file (api.md's detect report). */
-export interface DetectReport {
-  declared: string;
-  detected: string;
-  match: boolean;
-  mime: string;
-  confidence: number;
-}
-
-export interface DetectHints {
-  declared?: string;
-  filename?: string;
-  contentType?: string;
-}
 
 export interface EngineInfo {
   name: string;
@@ -22,7 +8,7 @@ export interface EngineInfo {
 
 /** The core as the server uses it; the CLI uses the same modules directly. */
 export interface ServerEngine {
-  detect(file: string, hints: DetectHints): Promise<DetectReport>;
+  detect(file: string, hints: DetectOptions): Promise<DetectReport>;
   convert(job: ConversionJob): Promise<ConversionResult>;
   /** Plans of the installed engines, and those engines. */
   catalog(): Promise<{ engines: EngineInfo[]; plans: Plan[] }>;

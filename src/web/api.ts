@@ -1,18 +1,14 @@
 // A small client for the public API, written against api.md and its decisions page only.
 
+import type { DetectReport } from '../detect/index.js';
+
+export type { DetectReport };
+
 export interface ApiErrorBody {
   code: string;
   message?: string;
   reset_at?: string;
   detail?: string;
-}
-
-export interface DetectReport {
-  declared: string;
-  detected: string;
-  match: boolean;
-  mime: string;
-  confidence: number;
 }
 
 export interface DetectResponse {
