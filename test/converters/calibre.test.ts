@@ -1,4 +1,3 @@
-import { execFileSync } from 'node:child_process';
 import { createCipheriv, randomBytes } from 'node:crypto';
 import { copyFileSync, createWriteStream, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -13,6 +12,7 @@ import {
   startsWith,
   zipEntries,
 } from '../helpers/office.js';
+import { encryptedPdf } from './_image-samples.js';
 
 const SAMPLE = 'fileconv sample';
 const fixtures = fileScopedDir('fileconv-calibre-');
@@ -136,17 +136,7 @@ describe('calibre converter', () => {
 
     const pdf = await step('epub', 'pdf', epub);
     const lockedPdf = join(dir, 'locked.pdf');
-    execFileSync('gs', [
-      '-q',
-      '-dSAFER',
-      '-dBATCH',
-      '-dNOPAUSE',
-      '-sDEVICE=pdfwrite',
-      '-sOwnerPassword=owner',
-      '-sUserPassword=user',
-      `-sOutputFile=${lockedPdf}`,
-      pdf,
-    ]);
+    await encryptedPdf(pdf, lockedPdf);
     await expectCode(convertWith(calibre, 'pdf', 'epub', lockedPdf), 'ENCRYPTED_DOCUMENT');
   });
 
