@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Browser, Page, Request } from 'playwright-core';
+import type { Browser, FileChooser, Page, Request } from 'playwright-core';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { detect } from '../../src/detect/index.js';
@@ -28,9 +28,11 @@ async function openPage(
   viewport = DESKTOP,
   colorScheme: 'light' | 'dark' = 'light',
   url = server.url,
+  beforeLoad?: (page: Page) => void,
 ): Promise<Page> {
   const context = await browser.newContext({ viewport, colorScheme, acceptDownloads: true });
   const page = await context.newPage();
+  beforeLoad?.(page);
   const errors: string[] = [];
   pageErrors.set(page, errors);
   page.on('pageerror', (error) => errors.push(error.message));
@@ -121,14 +123,19 @@ describe('web page on the real server', () => {
   });
 
   it('lets the keyboard reach the file picker', async () => {
-    const page = await openPage();
+    // Listening before the page loads: file-chooser interception is switched on asynchronously,
+    // and a listener added just before the key press can miss the chooser it opens.
+    let chooser!: Promise<FileChooser>;
+    const page = await openPage(DESKTOP, 'light', server.url, (p) => {
+      chooser = p.waitForEvent('filechooser', { timeout: 90_000 });
+      chooser.catch(() => undefined); // awaited below; this only keeps an early failure quiet
+    });
     let focused = '';
     for (let i = 0; i < 10 && focused !== 'choose-file'; i++) {
       await page.keyboard.press('Tab');
       focused = await page.evaluate(() => document.activeElement?.id ?? '');
     }
     expect(focused).toBe('choose-file');
-    const chooser = page.waitForEvent('filechooser');
     await page.keyboard.press('Enter');
     await (await chooser).setFiles({ name: 'keyboard.png', mimeType: 'image/png', buffer: png });
     await expect.poll(() => page.textContent('#detect-panel')).toContain('keyboard.png');
