@@ -29,6 +29,26 @@ export async function assertPdfHeader(path: string): Promise<void> {
   }
 }
 
+/** How much of a PDF's end is searched for the trailer's /Encrypt entry. */
+const TRAILER_BYTES = 64 * 1024;
+
+/**
+ * True when the PDF's trailer (or cross-reference stream, both at the end) names an /Encrypt
+ * dictionary: readers then need a password, or apply owner restrictions, before they show it.
+ */
+export async function isEncryptedPdf(path: string): Promise<boolean> {
+  const file = await open(path, 'r');
+  try {
+    const { size } = await file.stat();
+    const length = Math.min(size, TRAILER_BYTES);
+    const buf = Buffer.alloc(length);
+    await file.read(buf, 0, length, size - length);
+    return /\/Encrypt[\s/<0-9]/.test(buf.toString('latin1'));
+  } finally {
+    await file.close();
+  }
+}
+
 /** The pages to work on: the `pages` option expanded against the page count (all when unset). */
 export function selectPages(pages: string | undefined, pageCount: number): number[] {
   const selected = expandPages(pages, pageCount);

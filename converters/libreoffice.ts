@@ -5,6 +5,7 @@ import type { ConversionOptions } from '../src/engine/options.js';
 import { FileconvError } from '../src/errors/index.js';
 import { extensionOf, type FormatId } from '../src/formats/index.js';
 import { findBinary, probeBinary, runProcess } from '../src/run/process.js';
+import { assertPdfHeader, isEncryptedPdf } from './_pdf.js';
 import { convertThroughPool } from './libreoffice/convert.js';
 import { officePoolAvailable, officePoolStatus } from './libreoffice/pool.js';
 import { isPasswordProtected } from './office/encryption.js';
@@ -73,6 +74,29 @@ const isLossy = (from: FormatId, to: FormatId) =>
 
 const COST = 20;
 
+/**
+ * PDF is read by the module of the target: Writer's and Impress's PDF import place every page's
+ * text, pictures and shapes as positioned frames, so the document keeps its look (pages, pictures,
+ * table rules) but not flowing paragraphs. `mode: "text"` and `ocr: true` skip this step and the
+ * planner takes the text path (pdf to txt to the target) instead; see docs/pdf-to-office.md.
+ */
+const PDF_IMPORT: Partial<Record<FormatId, { module: Module; filter: string }>> = {
+  docx: { module: 'writer', filter: 'writer_pdf_import' },
+  odt: { module: 'writer', filter: 'writer_pdf_import' },
+  rtf: { module: 'writer', filter: 'writer_pdf_import' },
+  pptx: { module: 'impress', filter: 'impress_pdf_import' },
+  odp: { module: 'impress', filter: 'impress_pdf_import' },
+};
+
+const textWanted = (options: ConversionOptions) => options.mode === 'text' || options.ocr === true;
+
+const PDF_EDGES: ConversionEdge[] = edgesBetween(['pdf'], Object.keys(PDF_IMPORT), (_, to) => ({
+  family: 'document',
+  lossy: true,
+  cost: COST,
+  ...(PDF_IMPORT[to]?.module === 'writer' ? { skipWhen: textWanted } : {}),
+}));
+
 function familyEdges(
   sources: FormatId[],
   targets: FormatId[],
@@ -95,6 +119,7 @@ const EDGES: ConversionEdge[] = [
   ),
   ...familyEdges(CALC_FORMATS, [...CALC_FORMATS, 'pdf'], () => 'spreadsheet'),
   ...familyEdges(IMPRESS_FORMATS, [...IMPRESS_FORMATS, 'pdf'], () => 'presentation'),
+  ...PDF_EDGES,
 ];
 
 /** PDF export options LibreOffice takes as JSON after the filter name (7.4 and later). */
@@ -136,17 +161,29 @@ export default defineConverter({
   async run({ edge, input, outDir, options }, ctx) {
     const soffice = findBinary(['soffice', 'libreoffice']);
     if (!soffice) throw new FileconvError('CONVERT_FAILED', 'LibreOffice (soffice) is not installed.');
-    const source = IMPORT[edge.from];
+    const pdfImport = edge.from === 'pdf';
+    const source = pdfImport ? PDF_IMPORT[edge.to] : IMPORT[edge.from];
     const exportFilter = source && EXPORT[source.module][edge.to];
     if (!source || !exportFilter)
       throw new FileconvError('CONVERT_FAILED', `LibreOffice cannot convert ${edge.from} to ${edge.to}.`);
-    if (await isPasswordProtected(input)) throw new FileconvError('ENCRYPTED_DOCUMENT');
+    if (pdfImport) {
+      await assertPdfHeader(input);
+      // LibreOffice's PDF import loads no encrypted PDF, not even one locked by an owner password only.
+      if (await isEncryptedPdf(input)) throw new FileconvError('ENCRYPTED_DOCUMENT');
+      ctx.log(`pdf ${source.module} import, layout mode: pages as placed text frames, pictures and shapes`);
+    } else if (await isPasswordProtected(input)) throw new FileconvError('ENCRYPTED_DOCUMENT');
 
     // LibreOffice names the output after the input, and picks behaviour by extension too.
     const named = join(ctx.workDir, `input.${extensionOf(edge.from)}`);
     await copyFile(input, named);
     const pooledOutput = join(outDir, `output.${extensionOf(edge.to)}`);
-    const pooled = { input: named, output: pooledOutput, importFilter: source.filter, exportFilter };
+    const pooled = {
+      input: named,
+      output: pooledOutput,
+      importFilter: source.filter,
+      exportFilter,
+      pdfPages: pdfImport && source.module === 'writer',
+    };
     if (await convertThroughPool({ ...pooled, pdfOptions: edge.to === 'pdf' ? options : undefined }, ctx)) {
       if (edge.to === 'txt') await stripBom(pooledOutput);
       ctx.progress(1);

@@ -16,6 +16,8 @@ export interface PooledConversion {
   exportFilter: string;
   /** For PDF export: the pages and quality options, passed as the filter's FilterData. */
   pdfOptions?: ConversionOptions;
+  /** The input is a PDF read by Writer's PDF import (see BridgeRequest.pdfPages). */
+  pdfPages?: boolean;
 }
 
 /** `name:options` split at the first colon (filter names hold none; CSV options hold no colon). */
@@ -49,6 +51,7 @@ export async function convertThroughPool(job: PooledConversion, ctx: StepContext
     filter: to.name,
     filterOptions: to.options,
     filterData: job.pdfOptions ? pdfFilterData(job.pdfOptions) : undefined,
+    pdfPages: job.pdfPages,
     timeoutMs: ctx.timeoutMs,
     signal: ctx.signal,
     log: ctx.log,

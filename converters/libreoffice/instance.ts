@@ -18,6 +18,8 @@ export interface BridgeRequest {
   inputFilterOptions?: string;
   /** Typed export settings (PDF PageRange, Quality, ...), passed as the filter's FilterData. */
   filterData?: Record<string, string | number | boolean>;
+  /** A PDF imported into Writer: one body paragraph per page, each page's frames anchored to it. */
+  pdfPages?: boolean;
 }
 
 export type BridgeReply =

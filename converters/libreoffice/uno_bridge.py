@@ -3,7 +3,7 @@
 Started by the pool next to its soffice process. Speaks JSON lines:
   stdout, once:   {"ready": true} or {"ready": false, "error": "..."}
   stdin, each:    {"id", "input", "output", "filter", "filterOptions"?, "inputFilter"?,
-                   "inputFilterOptions"?, "filterData"?}
+                   "inputFilterOptions"?, "filterData"?, "pdfPages"?}
   stdout, each:   {"id", "ok": true} or {"id", "ok": false, "kind", "error"}
 kind is "load" (the document could not be read), "store" (it could not be written),
 "disconnected" (the office went away) or "request" (a bad request line).
@@ -29,6 +29,12 @@ from com.sun.star.uno import RuntimeException
 # from strangers, so nothing in them runs and no link is followed while loading.
 NEVER_EXECUTE = 0
 NO_UPDATE = 0
+# ControlCharacter.PARAGRAPH_BREAK, HoriOrientation/VertOrientation.NONE, RelOrientation.PAGE_FRAME.
+PARAGRAPH_BREAK = 0
+ORIENT_NONE = 0
+PAGE_FRAME = 7
+PAGE_BEFORE = uno.Enum("com.sun.star.style.BreakType", "PAGE_BEFORE")
+AT_PARAGRAPH = uno.Enum("com.sun.star.text.TextContentAnchorType", "AT_PARAGRAPH")
 
 
 def prop(name, value):
@@ -66,6 +72,37 @@ def filter_data(values):
     return uno.Any("[]com.sun.star.beans.PropertyValue", props)
 
 
+def anchor_to_pages(doc):
+    """Gives a PDF imported into Writer one body paragraph per page, anchoring each page's shapes
+    to its paragraph at the same place on the page.
+
+    The import anchors every frame to a page while the body holds one empty paragraph. ODF keeps
+    page anchors, but DOCX and RTF have none: their export hangs every frame on the first
+    paragraph, and a multi-page PDF comes back as all its pages stacked on page one.
+    """
+    shapes = doc.DrawPage
+    pages = 0
+    for i in range(shapes.Count):
+        pages = max(pages, shapes.getByIndex(i).AnchorPageNo)
+    text = doc.Text
+    cursor = text.createTextCursor()
+    cursor.gotoEnd(False)
+    for _ in range(1, pages):
+        text.insertControlCharacter(cursor, PARAGRAPH_BREAK, False)
+        cursor.setPropertyValue("BreakType", PAGE_BEFORE)
+    for i in range(shapes.Count):
+        shape = shapes.getByIndex(i)
+        position = shape.Position
+        # Re-anchored to the paragraph at its place, with its offset measured from the page edge.
+        shape.AnchorType = AT_PARAGRAPH
+        shape.HoriOrient = ORIENT_NONE
+        shape.VertOrient = ORIENT_NONE
+        shape.HoriOrientRelation = PAGE_FRAME
+        shape.VertOrientRelation = PAGE_FRAME
+        shape.HoriOrientPosition = position.X
+        shape.VertOrientPosition = position.Y
+
+
 def is_disconnect(error):
     text = type(error).__name__ + str(error)
     return isinstance(error, DisposedException) or "Binary URP bridge" in text or "disposed" in text
@@ -93,6 +130,8 @@ def convert(desktop, req):
     if doc is None:
         return {"ok": False, "kind": "load", "error": "could not load the document"}
     try:
+        if req.get("pdfPages"):
+            anchor_to_pages(doc)
         store_props = [prop("FilterName", req["filter"]), prop("Overwrite", True)]
         if req.get("filterOptions"):
             store_props.append(prop("FilterOptions", req["filterOptions"]))

@@ -15,6 +15,11 @@ export interface ConversionEdge {
   cost: number;
   /** The step writes one file per page (pdf to png) instead of one file. */
   multiOutput?: boolean;
+  /**
+   * True for options under which the planner leaves this step out and takes another path, e.g.
+   * LibreOffice's PDF layout import gives way to the text path for `mode: "text"` or `ocr: true`.
+   */
+  skipWhen?: (options: ConversionOptions) => boolean;
 }
 
 export interface EngineProbe {

@@ -33,6 +33,8 @@ export interface ConversionOptions {
   speed?: number;
   /** Read text from pages with OCR where an engine offers both (a PDF without a text layer). */
   ocr?: boolean;
+  /** PDF to a word processor: `layout` keeps the pages as placed frames, `text` gives flowing text. */
+  mode?: 'layout' | 'text';
 }
 
 type Spec =
@@ -126,6 +128,11 @@ export const OPTION_SPECS: Record<keyof ConversionOptions, OptionSpec> = {
     spec: { kind: 'boolean' },
     description: 'true to read page text with OCR (PDF without a text layer)',
     families: ['document', 'ocr'],
+  },
+  mode: {
+    spec: { kind: 'enum', values: ['layout', 'text'] },
+    description: 'pdf to docx/odt/rtf: layout (pages, pictures, positions) or text (flowing paragraphs)',
+    families: ['document'],
   },
 };
 

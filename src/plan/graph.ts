@@ -1,4 +1,5 @@
 import type { ConversionEdge, ConversionFamily, Converter } from '../engine/contract.js';
+import type { ConversionOptions } from '../engine/options.js';
 import type { EngineStatus } from '../engine/registry.js';
 import { type FormatId, resolveFormat } from '../formats/index.js';
 import type { Plan, PlannedStep } from '../run/types.js';
@@ -98,14 +99,20 @@ function better(a: Candidate, b: Candidate): boolean {
  * intermediate steps. OCR never reads frames we pulled out of a video: nobody converting a video
  * to a document means "recognise text in a GIF of it".
  */
-function bestPathsFrom(graph: ConversionGraph, from: FormatId): Map<FormatId, Candidate> {
+function bestPathsFrom(
+  graph: ConversionGraph,
+  from: FormatId,
+  options: ConversionOptions = {},
+): Map<FormatId, Candidate> {
   const best = new Map<FormatId, Candidate>();
   const walk = (path: Candidate) => {
     const here = path.formats[path.formats.length - 1]!;
     const byTarget = graph.steps.get(here);
     if (!byTarget) return;
-    for (const [to, offers] of byTarget) {
+    for (const [to, all] of byTarget) {
       if (path.formats.includes(to)) continue;
+      const offers = all.filter((o) => !o.edge.skipWhen?.(options));
+      if (offers.length === 0) continue;
       if (offers[0]!.edge.family === 'ocr' && path.offers.some((o) => o[0]!.edge.family === 'video'))
         continue;
       const next: Candidate = {
@@ -159,12 +166,20 @@ function canonical(id: FormatId): FormatId {
   return resolveFormat(id)?.id ?? id;
 }
 
-/** The cheapest plan from one format to another, or undefined when the pair is not in the catalog. */
-export function planConversion(from: FormatId, to: FormatId, engines: PlannerEngines): Plan | undefined {
+/**
+ * The cheapest plan from one format to another, or undefined when the pair is not in the catalog.
+ * Options leave out the steps whose edge skips them (see ConversionEdge.skipWhen).
+ */
+export function planConversion(
+  from: FormatId,
+  to: FormatId,
+  engines: PlannerEngines,
+  options?: ConversionOptions,
+): Plan | undefined {
   const f = canonical(from);
   const t = canonical(to);
   if (f === t) return undefined;
-  const found = bestPathsFrom(buildGraph(engines), f).get(t);
+  const found = bestPathsFrom(buildGraph(engines), f, options).get(t);
   return found && toPlan(found);
 }
 

@@ -44,14 +44,29 @@ export async function runConversion(
   runner: RunnerOptions = {},
 ): Promise<ConversionResult> {
   const engines = runner.engines ?? (await loadCatalog()).engines;
-  const plan = planConversion(job.from, job.to, engines);
-  if (!plan) {
+  const usual = planConversion(job.from, job.to, engines);
+  if (!usual) {
     throw new FileconvError(
       'UNSUPPORTED_CONVERSION',
       `Converting ${job.from} to ${job.to} is not in the catalog.`,
     );
   }
+  const options = validateOptions(job.options, optionFamilies(usual));
+  const plan = planConversion(job.from, job.to, engines, options);
+  if (!plan) {
+    throw new FileconvError(
+      'UNSUPPORTED_CONVERSION',
+      `Converting ${job.from} to ${job.to} with these options is not in the catalog.`,
+    );
+  }
+  if (routeOf(plan) !== routeOf(usual))
+    job.onEvent?.({ kind: 'plan', message: `the options route this conversion through ${routeOf(plan)}` });
   return executePlan(plan, job, { ...runner, engines });
+}
+
+/** A plan's formats and engines in order: `pdf -(poppler)-> txt -(libreoffice)-> docx`. */
+function routeOf(plan: Plan): string {
+  return plan.steps.reduce((route, s) => `${route} -(${s.engines[0]})-> ${s.to}`, plan.from);
 }
 
 /**

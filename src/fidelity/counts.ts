@@ -1,0 +1,157 @@
+import { readFile } from 'node:fs/promises';
+import ExcelJS from 'exceljs';
+import Papa from 'papaparse';
+import sharp from 'sharp';
+import { type FormatId, getFormat } from '../formats/index.js';
+import type { RunTool } from './tools.js';
+import { readZip } from './zip.js';
+
+/**
+ * What one file shows, counted cheaply from the file itself. A field is absent when it does not
+ * apply to the format or could not be read.
+ */
+export interface FileCounts {
+  pages?: number;
+  images?: number;
+  sheets?: number;
+  /** Rows of the first sheet (a CSV has one sheet). */
+  rows?: number;
+  width?: number;
+  height?: number;
+  duration_s?: number;
+  /** Frames of an animation or a video. */
+  frames?: number;
+}
+
+const IMAGE_FILE = /\.(png|jpe?g|gif|bmp|tiff?|webp|emf|wmf|svg|avif)$/i;
+const MEDIA_FOLDERS: Partial<Record<FormatId, RegExp>> = {
+  docx: /^word\/media\//,
+  pptx: /^ppt\/media\//,
+  xlsx: /^xl\/media\//,
+  odt: /^Pictures\//,
+  odp: /^Pictures\//,
+  ods: /^Pictures\//,
+  epub: /./,
+};
+const PIXEL_FORMATS: ReadonlySet<FormatId> = new Set([
+  'png',
+  'jpg',
+  'webp',
+  'avif',
+  'tiff',
+  'gif',
+  'bmp',
+  'heic',
+]);
+
+const count = (text: string, re: RegExp) => text.match(re)?.length ?? 0;
+const numberAfter = (text: string | undefined, re: RegExp) => {
+  const m = text && re.exec(text);
+  return m ? Number(m[1]) : undefined;
+};
+
+/**
+ * Distinct pictures of an RTF: writers repeat a picture as a shape's fill or as a fallback for old
+ * readers, so pictures are told apart by their bytes.
+ */
+function rtfPictures(rtf: string): number {
+  const data = [...rtf.matchAll(/\{\\pict(?:\\[a-z]+-?\d* ?|\{[^{}]*\})*\s*([0-9a-fA-F\s]+)\}/g)];
+  return new Set(data.map((m) => (m[1] ?? '').replace(/\s/g, ''))).size;
+}
+
+async function pdfCounts(path: string, run: RunTool): Promise<FileCounts> {
+  const info = await run('pdfinfo', [path]);
+  const list = await run('pdfimages', ['-list', path]);
+  // Pictures, not placements: a logo on every page is one picture (one object), as in a DOCX's
+  // media folder. Soft masks and stencils are parts of a picture, not pictures.
+  const objects = list
+    ?.split('\n')
+    .map((l) => /^\s*\d+\s+\d+\s+image\s+(?:\S+\s+){7}(\d+)\s+\d+/.exec(l)?.[1])
+    .filter((id): id is string => id !== undefined);
+  const images = objects && new Set(objects).size;
+  return { pages: numberAfter(info, /^Pages:\s+(\d+)/m), images };
+}
+
+/** Pages a document says it has: OOXML app.xml or ODF meta.xml statistics, slides for presentations. */
+async function officeCounts(path: string, format: FormatId): Promise<FileCounts> {
+  const media = MEDIA_FOLDERS[format];
+  const { names, texts } = await readZip(path, (n) =>
+    /^(docProps\/app\.xml|meta\.xml|content\.xml|xl\/workbook\.xml)$/.test(n),
+  );
+  const out: FileCounts = {};
+  if (media) out.images = names.filter((n) => media.test(n) && IMAGE_FILE.test(n)).length;
+  const app = texts.get('docProps/app.xml');
+  const meta = texts.get('meta.xml');
+  const content = texts.get('content.xml');
+  if (format === 'pptx') out.pages = names.filter((n) => /^ppt\/slides\/slide\d+\.xml$/.test(n)).length;
+  else if (format === 'odp' && content) out.pages = count(content, /<draw:page[\s>]/g);
+  else if (format === 'docx') out.pages = numberAfter(app, /<Pages>(\d+)<\/Pages>/);
+  else if (format === 'odt') out.pages = numberAfter(meta, /meta:page-count="(\d+)"/);
+  if (format === 'ods' && content) {
+    out.sheets = count(content, /<table:table[\s>]/g);
+    const first = /<table:table[\s>][\s\S]*?<\/table:table>/.exec(content)?.[0] ?? '';
+    out.rows = [...first.matchAll(/<table:table-row\b([^>]*)>([\s\S]*?)<\/table:table-row>/g)]
+      .filter(([, , cells]) => /<text:p\b/.test(cells ?? ''))
+      .reduce((n, [, attrs]) => n + (numberAfter(attrs, /table:number-rows-repeated="(\d+)"/) ?? 1), 0);
+  }
+  return out;
+}
+
+async function workbookCounts(path: string): Promise<FileCounts> {
+  const book = new ExcelJS.Workbook();
+  await book.xlsx.readFile(path);
+  const first = book.worksheets[0];
+  return { sheets: book.worksheets.length, rows: first?.actualRowCount ?? 0 };
+}
+
+async function delimitedCounts(path: string, format: FormatId): Promise<FileCounts> {
+  const text = await readFile(path, 'utf8');
+  const parsed = Papa.parse<string[]>(text.replace(/^\uFEFF/, ''), {
+    delimiter: format === 'tsv' ? '\t' : '',
+    skipEmptyLines: 'greedy',
+  });
+  return { sheets: 1, rows: parsed.data.length };
+}
+
+async function mediaCounts(path: string, run: RunTool, video: boolean): Promise<FileCounts> {
+  const out = await run('ffprobe', ['-v', 'error', '-show_entries', 'format=duration', '-of', 'json', path]);
+  const duration = Number(out && (JSON.parse(out) as { format?: { duration?: string } }).format?.duration);
+  const counts: FileCounts = Number.isFinite(duration)
+    ? { duration_s: Math.round(duration * 100) / 100 }
+    : {};
+  if (!video) return counts;
+  const stream = await run('ffprobe', [
+    ...['-v', 'error', '-select_streams', 'v:0', '-count_packets'],
+    ...['-show_entries', 'stream=width,height,nb_read_packets', '-of', 'json', path],
+  ]);
+  type Stream = { width?: number; height?: number; nb_read_packets?: string };
+  const v = stream ? (JSON.parse(stream) as { streams?: Stream[] }).streams?.[0] : undefined;
+  if (v?.width) counts.width = v.width;
+  if (v?.height) counts.height = v.height;
+  if (v?.nb_read_packets) counts.frames = Number(v.nb_read_packets);
+  return counts;
+}
+
+async function pixelCounts(path: string): Promise<FileCounts> {
+  const meta = await sharp(path, { pages: 1, limitInputPixels: false }).metadata();
+  const frames = meta.pages && meta.pages > 1 ? { frames: meta.pages } : {};
+  return { width: meta.width, height: meta.pageHeight ?? meta.height, ...frames };
+}
+
+/** Counts what a file of `format` shows; fields that cannot be read are left out, never guessed. */
+export async function countFile(path: string, format: FormatId, run: RunTool): Promise<FileCounts> {
+  try {
+    if (format === 'pdf') return await pdfCounts(path, run);
+    if (format === 'xlsx') return await workbookCounts(path);
+    if (format === 'csv' || format === 'tsv') return await delimitedCounts(path, format);
+    if (format in MEDIA_FOLDERS) return await officeCounts(path, format);
+    if (format === 'rtf') return { images: rtfPictures(await readFile(path, 'latin1')) };
+    if (format === 'html') return { images: count(await readFile(path, 'utf8'), /<img\b/gi) };
+    if (PIXEL_FORMATS.has(format)) return await pixelCounts(path);
+    const family = getFormat(format)?.family;
+    if (family === 'audio' || family === 'video') return await mediaCounts(path, run, family === 'video');
+  } catch {
+    // A file this module cannot parse has no counts; the conversion's own checks judged it already.
+  }
+  return {};
+}

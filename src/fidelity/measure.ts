@@ -1,0 +1,192 @@
+import type { ConversionOptions } from '../engine/options.js';
+import { type FormatId, getFormat } from '../formats/index.js';
+import { countFile, type FileCounts } from './counts.js';
+import { hasReadableText, textOf, totalWords, wordCounts, wordsKept } from './text.js';
+import { type RunTool, withTools } from './tools.js';
+
+/**
+ * The floors a conversion must reach, per measure (docs/fidelity.md explains each one).
+ * Words: recall of the source's words in the output's text.
+ */
+export const FLOORS = {
+  words_kept: 0.95,
+  /** Pages of a document's PDF against the pages the source says it has. */
+  pages_slack: 1,
+  /** Audio and video length, in seconds either way. */
+  duration_slack_s: 0.2,
+} as const;
+
+export type MeasureName =
+  | 'words_kept'
+  | 'pages'
+  | 'images'
+  | 'sheets'
+  | 'rows'
+  | 'size'
+  | 'duration_s'
+  | 'frames';
+
+export interface FidelityMeasure {
+  name: MeasureName;
+  source: number | string;
+  output: number | string;
+  /** The floor in words, e.g. `>= 0.95` or `source ± 1`. */
+  floor: string;
+  ok: boolean;
+}
+
+export interface FidelityInput {
+  from: FormatId;
+  to: FormatId;
+  source: string;
+  /** The conversion's output files in order (pages in page order). */
+  outputs: readonly string[];
+  /** The conversion's options: size, trim and page options turn off the measures they change. */
+  options?: ConversionOptions;
+  /** The source's own page count where known better than the file says (its PDF rendering). */
+  sourcePages?: number;
+  signal?: AbortSignal;
+}
+
+export interface FidelityReport {
+  from: FormatId;
+  to: FormatId;
+  measures: FidelityMeasure[];
+  /** False when any measure is below its floor. */
+  ok: boolean;
+}
+
+/** What both sides show: counts and words of the source and of the (first) output. */
+export interface Observed {
+  source: FileCounts;
+  output: FileCounts;
+  outputs: number;
+  sourceWords?: Map<string, number>;
+  outputWords?: Map<string, number>;
+}
+
+const TEXT_FAMILIES = new Set(['document', 'text', 'spreadsheet', 'presentation', 'ebook', 'data']);
+const PICTURE_TARGETS: ReadonlySet<FormatId> = new Set(['pdf', 'docx', 'odt', 'rtf', 'pptx', 'odp', 'epub']);
+const MULTI_SHEET: ReadonlySet<FormatId> = new Set(['xlsx', 'ods', 'xls']);
+
+const familyOf = (f: FormatId) => getFormat(f)?.family;
+
+/** The words of a file, when its format's text is readable and its family carries text. */
+async function wordsOf(path: string, format: FormatId, run: RunTool) {
+  if (!hasReadableText(format) || !TEXT_FAMILIES.has(familyOf(format) ?? '')) return undefined;
+  const text = await textOf(path, format, run).catch(() => undefined);
+  return text === undefined ? undefined : wordCounts(text);
+}
+
+/** Counts and words of the source and the outputs' first file. */
+export async function observe(input: FidelityInput, run: RunTool, withSource = true): Promise<Observed> {
+  const first = input.outputs[0];
+  if (!first) throw new Error('a conversion without outputs has nothing to measure');
+  const [source, output, sourceWords, outputWords] = await Promise.all([
+    withSource ? countFile(input.source, input.from, run) : Promise.resolve<FileCounts>({}),
+    countFile(first, input.to, run),
+    withSource ? wordsOf(input.source, input.from, run) : Promise.resolve(undefined),
+    wordsOf(first, input.to, run),
+  ]);
+  if (input.sourcePages !== undefined) source.pages = input.sourcePages;
+  return { source, output, outputs: input.outputs.length, sourceWords, outputWords };
+}
+
+function measure(
+  name: MeasureName,
+  source: number | string,
+  output: number | string,
+  floor: string,
+  ok: boolean,
+) {
+  return { name, source, output, floor, ok };
+}
+
+/** The measures that apply to a pair, judged against the floors. */
+export function judge(input: FidelityInput, seen: Observed): FidelityMeasure[] {
+  const { from, to } = input;
+  const o = input.options ?? {};
+  const out: FidelityMeasure[] = [];
+  const src = seen.source;
+  const dst = seen.output;
+  const fromFamily = familyOf(from);
+  const toFamily = familyOf(to);
+
+  const recall = seen.sourceWords && seen.outputWords && wordsKept(seen.sourceWords, seen.outputWords);
+  if (recall !== undefined && !o.pages && seen.outputs === 1) {
+    const r = Math.round(recall * 1000) / 1000;
+    out.push(
+      measure(
+        'words_kept',
+        totalWords(seen.sourceWords!),
+        r,
+        `>= ${FLOORS.words_kept}`,
+        r >= FLOORS.words_kept,
+      ),
+    );
+  }
+
+  if (src.pages !== undefined && !o.pages) {
+    const pageImages = toFamily === 'image' && seen.outputs > 1;
+    if (pageImages || (from === 'pdf' && (to === 'pptx' || to === 'odp'))) {
+      const got = pageImages ? seen.outputs : (dst.pages ?? 0);
+      out.push(measure('pages', src.pages, got, '= source', got === src.pages));
+    } else if (dst.pages !== undefined && (to === 'pdf' || from === 'pdf')) {
+      const ok = Math.abs(dst.pages - src.pages) <= FLOORS.pages_slack;
+      out.push(measure('pages', src.pages, dst.pages, `source ± ${FLOORS.pages_slack}`, ok));
+    }
+  }
+
+  // Pictures kept by document to document (and to PDF); text, data and single-file HTML targets
+  // hold none by design.
+  if (PICTURE_TARGETS.has(to) && src.images !== undefined && dst.images !== undefined && src.images > 0) {
+    out.push(measure('images', src.images, dst.images, '>= source', dst.images >= src.images));
+  }
+
+  if (src.sheets !== undefined && dst.sheets !== undefined) {
+    if (MULTI_SHEET.has(from) && MULTI_SHEET.has(to))
+      out.push(measure('sheets', src.sheets, dst.sheets, '= source', src.sheets === dst.sheets));
+    if (src.rows !== undefined && dst.rows !== undefined)
+      out.push(measure('rows', src.rows, dst.rows, '= source (first sheet)', src.rows === dst.rows));
+  }
+
+  const resized = o.width !== undefined || o.height !== undefined || o.resolution !== undefined;
+  const sameKind = fromFamily === toFamily || (from === 'gif' && toFamily === 'video');
+  if (!resized && sameKind && src.width && src.height && dst.width && dst.height) {
+    // Video encoders want even sizes, so a GIF may lose its odd last row or column.
+    const slack = fromFamily === toFamily ? 0 : 1;
+    const ok = Math.abs(src.width - dst.width) <= slack && Math.abs(src.height - dst.height) <= slack;
+    out.push(
+      measure(
+        'size',
+        `${src.width}x${src.height}`,
+        `${dst.width}x${dst.height}`,
+        slack ? 'source ± 1 px' : '= source',
+        ok,
+      ),
+    );
+  }
+
+  const trimmed = o.start !== undefined || o.duration !== undefined || o.speed !== undefined;
+  if (!trimmed && src.duration_s !== undefined && dst.duration_s !== undefined) {
+    const ok = Math.abs(src.duration_s - dst.duration_s) <= FLOORS.duration_slack_s;
+    out.push(
+      measure('duration_s', src.duration_s, dst.duration_s, `source ± ${FLOORS.duration_slack_s} s`, ok),
+    );
+  }
+
+  if (src.frames !== undefined && src.frames > 1 && dst.frames !== undefined) {
+    out.push(measure('frames', src.frames, dst.frames, '>= source', dst.frames >= src.frames));
+  }
+  return out;
+}
+
+/**
+ * The fidelity of one conversion: what the source showed against what its output shows (words,
+ * pages, pictures, sheets and rows, pixel size, duration, frames), each judged against its floor.
+ * Measures that do not apply to the pair, or that cannot be read, are left out.
+ */
+export async function measureFidelity(input: FidelityInput): Promise<FidelityReport> {
+  const measures = await withTools(input.signal, async (run) => judge(input, await observe(input, run)));
+  return { from: input.from, to: input.to, measures, ok: measures.every((m) => m.ok) };
+}

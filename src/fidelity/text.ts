@@ -1,0 +1,123 @@
+import { readFile, stat } from 'node:fs/promises';
+import type { FormatId } from '../formats/index.js';
+import type { RunTool } from './tools.js';
+import { readZip } from './zip.js';
+
+/** Text files larger than this are measured on their first part only. */
+const MAX_TEXT_BYTES = 16 * 1024 * 1024;
+
+/** The parts of a zip container that hold its text, by format. */
+const TEXT_PARTS: Partial<Record<FormatId, RegExp>> = {
+  docx: /^word\/(document|header\d*|footer\d*|footnotes|endnotes)\.xml$/,
+  pptx: /^ppt\/(slides\/slide\d+|notesSlides\/notesSlide\d+)\.xml$/,
+  xlsx: /^xl\/(sharedStrings|worksheets\/sheet\d+)\.xml$/,
+  odt: /^content\.xml$/,
+  odp: /^content\.xml$/,
+  ods: /^content\.xml$/,
+  epub: /\.(x?html?|xml)$/i,
+};
+
+// Element ends that separate words (paragraphs, cells, breaks); every other tag joins its neighbours,
+// since a word may be split over several runs (<w:t>Quar</w:t><w:t>terly</w:t>).
+const SEPARATING_TAG =
+  /<\/?(w:p|w:tab|w:br|w:cr|a:p|a:br|text:p|text:h|text:s|text:tab|text:line-break|table:table-cell|v|si|c|p|br|div|li|td|th|tr|h[1-6]|title)\b[^>]*>/gi;
+
+const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: ' ' };
+
+/** Markup to its text: separating tags become spaces, other tags vanish, entities are decoded. */
+export function markupText(xml: string): string {
+  return xml
+    .replace(/<(script|style)\b[\s\S]*?<\/\1>/gi, ' ')
+    .replace(SEPARATING_TAG, ' ')
+    .replace(/<[^>]*>/g, '')
+    .replace(/&(#x[0-9a-f]+|#\d+|[a-z]+);/gi, (m, e: string) => {
+      if (e[0] === '#') {
+        const code = e[1] === 'x' || e[1] === 'X' ? Number.parseInt(e.slice(2), 16) : Number(e.slice(1));
+        return Number.isFinite(code) && code <= 0x10ffff ? String.fromCodePoint(code) : ' ';
+      }
+      return ENTITIES[e.toLowerCase()] ?? m;
+    });
+}
+
+/** RTF to its text: header tables and \* destinations dropped, escapes decoded, control words removed. */
+export function rtfText(rtf: string): string {
+  let s = rtf;
+  // Groups that hold no document text; repeated so nested ones inside them go too.
+  const skipped =
+    /\{\\(\*|fonttbl|colortbl|stylesheet|info|listtable|listoverridetable|rsidtbl|generator)[^{}]*\}/g;
+  for (let i = 0; i < 20 && skipped.test(s); i++) s = s.replace(skipped, '');
+  return s
+    .replace(/\{\\pict[^}]*\}/g, ' ')
+    .replace(/\\'([0-9a-f]{2})/gi, (_, h: string) => String.fromCharCode(Number.parseInt(h, 16)))
+    .replace(/\\u(-?\d+) ?\??/g, (_, n: string) => String.fromCharCode((Number(n) + 65536) % 65536))
+    .replace(/\\(par|line|tab|cell|row|page|sect)\b ?/g, ' ')
+    .replace(/\\[a-z]+-?\d* ?/gi, '')
+    .replace(/\\([{}\\])/g, '$1')
+    .replace(/[{}]/g, '');
+}
+
+const PLAIN: ReadonlySet<FormatId> = new Set([
+  'txt',
+  'md',
+  'csv',
+  'tsv',
+  'json',
+  'yaml',
+  'toml',
+  'srt',
+  'vtt',
+]);
+const MARKUP: ReadonlySet<FormatId> = new Set(['html', 'xml', 'svg', 'fb2']);
+
+/** The formats whose text this module can read. */
+export function hasReadableText(format: FormatId): boolean {
+  return (
+    format === 'pdf' || format === 'rtf' || PLAIN.has(format) || MARKUP.has(format) || format in TEXT_PARTS
+  );
+}
+
+/** The text a file shows, or undefined when its format's text cannot be read here. */
+export async function textOf(path: string, format: FormatId, run: RunTool): Promise<string | undefined> {
+  if (format === 'pdf') return run('pdftotext', ['-enc', 'UTF-8', '-q', path, '-']);
+  const parts = TEXT_PARTS[format];
+  if (parts) {
+    const { texts } = await readZip(path, (name) => parts.test(name));
+    return [...texts.values()].map(markupText).join(' ');
+  }
+  if (!PLAIN.has(format) && !MARKUP.has(format) && format !== 'rtf') return undefined;
+  const size = (await stat(path)).size;
+  const bytes = (await readFile(path)).subarray(0, Math.min(size, MAX_TEXT_BYTES));
+  const text = bytes.toString(format === 'rtf' ? 'latin1' : 'utf8');
+  if (format === 'rtf') return rtfText(text);
+  return MARKUP.has(format) ? markupText(text) : text;
+}
+
+/** The words of a text, case- and accent-form-folded, as a multiset. */
+export function wordCounts(text: string): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const w of text
+    .normalize('NFKC')
+    .toLowerCase()
+    .match(/[\p{L}\p{N}]+/gu) ?? []) {
+    counts.set(w, (counts.get(w) ?? 0) + 1);
+  }
+  return counts;
+}
+
+export function totalWords(counts: Map<string, number>): number {
+  let n = 0;
+  for (const c of counts.values()) n += c;
+  return n;
+}
+
+/**
+ * Recall of the source's words in the output: each source word counts as kept up to the number of
+ * times the output has it. Undefined when the source has no words.
+ */
+export function wordsKept(source: Map<string, number>, output: Map<string, number>): number | undefined {
+  const total = totalWords(source);
+  if (total === 0) return undefined;
+  let kept = 0;
+  for (const [w, c] of source) kept += Math.min(c, output.get(w) ?? 0);
+  return kept / total;
+}

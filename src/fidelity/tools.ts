@@ -1,0 +1,40 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { StepContext } from '../engine/contract.js';
+import { findBinary, runProcess } from '../run/process.js';
+
+/** How long one measuring tool (pdftotext, ffprobe...) may run. */
+const TOOL_TIMEOUT_MS = 60_000;
+
+/** Runs measuring tools in a scratch folder of their own, sandboxed like engines; removed after. */
+export async function withTools<T>(
+  signal: AbortSignal | undefined,
+  work: (run: (tool: string, args: string[]) => Promise<string | undefined>) => Promise<T>,
+): Promise<T> {
+  const workDir = await mkdtemp(join(process.env.FILECONV_TMPDIR ?? tmpdir(), 'fileconv-measure-'));
+  const ctx: StepContext = {
+    signal: signal ?? new AbortController().signal,
+    timeoutMs: TOOL_TIMEOUT_MS,
+    workDir,
+    progress: () => {},
+    log: () => {},
+  };
+  /** A tool's stdout, or undefined when the tool is missing or fails (the measure is then unknown). */
+  const run = async (tool: string, args: string[]) => {
+    const path = findBinary([tool]);
+    if (!path) return undefined;
+    try {
+      return (await runProcess(path, args, ctx)).stdout;
+    } catch {
+      return undefined;
+    }
+  };
+  try {
+    return await work(run);
+  } finally {
+    await rm(workDir, { recursive: true, force: true });
+  }
+}
+
+export type RunTool = Parameters<Parameters<typeof withTools>[1]>[0];
