@@ -1,4 +1,6 @@
+export { type ArtifactChecks, artifactChecks } from './checks.js';
 export type { FileCounts } from './counts.js';
+export { describeChecks } from './describe.js';
 export {
   type FidelityInput,
   type FidelityMeasure,

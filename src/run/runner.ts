@@ -8,6 +8,7 @@ import { FileconvError } from '../errors/index.js';
 import { extensionOf } from '../formats/index.js';
 import { buildGraph, optionFamilies, type PlannerEngines, planConversion } from '../plan/graph.js';
 import { loadCatalog } from '../plan/index.js';
+import { attachChecks } from './checks.js';
 import { scrubPaths, stepFailure } from './failure.js';
 import { engineSemaphore } from './semaphore.js';
 import type {
@@ -118,7 +119,9 @@ export async function executePlan(
       }
     }
     report(plan.steps.length, 0);
-    return { plan, files: await deliver(files, plan, job) };
+    const delivered = await deliver(files, plan, job);
+    await attachChecks(delivered, plan, job.input, options, signal, emit);
+    return { plan, files: delivered };
   } finally {
     await rm(temp, { recursive: true, force: true });
   }

@@ -1,4 +1,5 @@
 import type { ConversionEdge } from '../engine/contract.js';
+import type { ArtifactChecks } from '../fidelity/describe.js';
 import type { FormatId } from '../formats/index.js';
 
 /** One step of a planned conversion: an edge and the engine that runs it, with fallbacks. */
@@ -61,6 +62,8 @@ export interface ConversionOutputFile {
   name: string;
   path: string;
   format: FormatId;
+  /** What the output kept, measured from it (and the source for the words). */
+  checks?: ArtifactChecks;
 }
 
 export interface ConversionResult {

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { CONVERSION_DETAIL_CODES, isFileconvError, messageFor } from '../errors/index.js';
 import { extensionOf, getFormat } from '../formats/index.js';
-import type { Progress } from '../run/types.js';
+import type { ConversionOutputFile, Progress } from '../run/types.js';
 import type { ArtifactRecord, BlobStore, RequestRecord, RequestStore, StoredError } from '../store/types.js';
 import type { ServerEngine } from './engine.js';
 import { RequestChanges } from './request-changes.js';
@@ -228,12 +228,12 @@ export class ConversionQueue {
 
   private async storeArtifacts(
     r: RequestRecord,
-    files: readonly { name: string; path: string; format: string }[],
+    files: readonly ConversionOutputFile[],
     outDir: string,
     base: string,
   ): Promise<ArtifactRecord[]> {
     const expiresAt = Date.now() + this.deps.retentionMs;
-    const entries: { name: string; path: string; format: string; filename: string }[] = files.map((f, i) => ({
+    const entries: (ConversionOutputFile & { filename: string })[] = files.map((f, i) => ({
       ...f,
       filename:
         files.length === 1 ? `${base}.${extensionOf(f.format)}` : `${base}-${i + 1}.${extensionOf(f.format)}`,
@@ -262,6 +262,7 @@ export class ConversionQueue {
         filename: e.filename,
         expiresAt,
         expired: false,
+        ...(e.checks ? { checks: e.checks } : {}),
       });
     }
     return artifacts;

@@ -30,6 +30,7 @@ export function artifactView(a: ArtifactRecord, base: string) {
     size: a.size,
     sha256: a.sha256,
     expires_at: iso(a.expiresAt),
+    ...(a.checks ? { checks: a.checks } : {}),
   };
 }
 

@@ -1,3 +1,4 @@
+import type { ArtifactChecks } from '../fidelity/describe.js';
 import { QUOTA_SCHEMA_SQL, type QuotaKind } from '../identity/quota.js';
 import type { Progress } from '../run/types.js';
 import type { ArtifactRecord, RequestRecord } from './types.js';
@@ -67,6 +68,8 @@ export const MIGRATIONS: readonly string[] = [
   // Which daily quota a conversion drew on and on which UTC day, so a failure refunds that unit.
   `ALTER TABLE requests ADD COLUMN quota_kind TEXT;
    ALTER TABLE requests ADD COLUMN quota_day TEXT;`,
+  // What each artifact kept (pages, pictures, words...), as JSON.
+  `ALTER TABLE artifacts ADD COLUMN checks TEXT;`,
 ];
 
 export interface RequestRow {
@@ -105,6 +108,7 @@ export interface ArtifactRow {
   filename: string;
   expires_at: number;
   expired: number;
+  checks: string | null;
 }
 
 export function toRequest(r: RequestRow): RequestRecord {
@@ -144,5 +148,6 @@ export function toArtifact(r: ArtifactRow): ArtifactRecord {
     filename: r.filename,
     expiresAt: r.expires_at,
     expired: r.expired === 1,
+    checks: r.checks ? (JSON.parse(r.checks) as ArtifactChecks) : undefined,
   };
 }

@@ -156,8 +156,8 @@ export class SqliteRequestStore implements RequestStore {
 
   finishSucceeded(id: string, artifacts: readonly ArtifactRecord[], now: number): void {
     const insert = this.sql(
-      `INSERT INTO artifacts (request_id, name, format, mime, size, sha256, blob_key, filename, position, expires_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO artifacts (request_id, name, format, mime, size, sha256, blob_key, filename, position, expires_at, checks)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
     this.db.transaction(() => {
       artifacts.forEach((a, i) => {
@@ -172,6 +172,7 @@ export class SqliteRequestStore implements RequestStore {
           a.filename,
           i,
           a.expiresAt,
+          a.checks ? JSON.stringify(a.checks) : null,
         );
       });
       this.sql(

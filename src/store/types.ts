@@ -1,4 +1,5 @@
 import type { Readable, Writable } from 'node:stream';
+import type { ArtifactChecks } from '../fidelity/describe.js';
 import type { FormatId } from '../formats/index.js';
 import type { QuotaKind, QuotaResult } from '../identity/quota.js';
 import type { Progress } from '../run/types.js';
@@ -60,6 +61,8 @@ export interface ArtifactRecord {
   filename: string;
   expiresAt: number;
   expired: boolean;
+  /** What the artifact kept (pages, pictures, words...), measured when it was made. */
+  checks?: ArtifactChecks;
 }
 
 export interface TimelineEvent {

@@ -1,6 +1,7 @@
 // A small client for the public API, written against api.md and its decisions page only.
 
 import type { DetectReport } from '../detect/index.js';
+import type { ArtifactChecks } from '../fidelity/describe.js';
 
 export type { DetectReport };
 
@@ -39,6 +40,8 @@ export interface Artifact {
   sha256?: string;
   expires_at?: string;
   expired?: boolean;
+  /** What the artifact kept: pages, pictures, words... */
+  checks?: ArtifactChecks;
 }
 
 export interface Progress {

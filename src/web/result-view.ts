@@ -1,3 +1,4 @@
+import { describeChecks } from '../fidelity/describe.js';
 import { ApiError, type Artifact, api, type RequestState, type TimelineEvent } from './api.js';
 import { clear, h } from './dom.js';
 import { formatBytes, formatClock, formatLocalTime, formatPercent } from './format.js';
@@ -186,10 +187,17 @@ function artifactList(artifacts: Artifact[]): HTMLElement {
         { attrs: { 'data-artifact': artifact.name } },
         h('a', { attrs: { href, download: '' }, text: `Download ${title}` }),
         h('span', { class: 'meta', text: details }),
+        ...keptLine(artifact),
         h('span', { class: 'meta', text: `until ${formatLocalTime(artifact.expires_at)}` }),
       );
     }),
   );
+}
+
+/** "2 pages, 1 picture, 99% of the words" when the server measured what the artifact kept. */
+function keptLine(artifact: Artifact): HTMLElement[] {
+  const kept = artifact.checks && describeChecks(artifact.checks);
+  return kept ? [h('span', { class: 'meta kept', attrs: { 'data-checks': '' }, text: kept })] : [];
 }
 
 /** Only http(s) links from the API become clickable; anything else is dropped. */
