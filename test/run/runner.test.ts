@@ -62,9 +62,12 @@ describe('runConversion', () => {
     const { result, events, percents } = await run([upperEngine('upper')], { ...s, baseName: 'report' });
     const r = await result;
     expect(r.plan.key).toBe('txt-md');
-    expect(r.files).toEqual([{ name: 'md', path: join(s.outDir, 'report.md'), format: 'md' }]);
+    // Upper-cased, the words are still the words: checks fold case.
+    const checks = { words: 2, words_kept: 1 };
+    expect(r.files).toEqual([{ name: 'md', path: join(s.outDir, 'report.md'), format: 'md', checks }]);
     expect(readFileSync(join(s.outDir, 'report.md'), 'utf8')).toBe('HELLO\nWORLD\n');
-    expect(events.map((e) => e.kind)).toEqual(['step-started', 'engine-try', 'step-done']);
+    expect(events.map((e) => e.kind)).toEqual(['step-started', 'engine-try', 'step-done', 'checks']);
+    expect(events.at(-1)?.message).toBe('the md has 100% of the words');
     expect(percents[percents.length - 1]).toBe(100);
     expect(readdirSync(s.tempRoot)).toEqual([]);
     // the caller's input is untouched
@@ -98,6 +101,7 @@ describe('runConversion', () => {
       'fallback',
       'engine-try',
       'step-done',
+      'checks',
     ]);
     expect(events.filter((e) => e.kind === 'engine-try').map((e) => e.message.split(':')[0])).toEqual([
       'broken',

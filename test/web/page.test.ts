@@ -1,13 +1,15 @@
 // End-to-end: the web page in a real Chromium against the real `fileconv serve`.
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, FileChooser, Page, Request } from 'playwright-core';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { closeOfficePool } from '../../converters/libreoffice/pool.js';
 import { detect } from '../../src/detect/index.js';
 import { runConversion } from '../../src/run/runner.js';
+import { reportPdf } from '../helpers/layout-pdf.js';
 import { DESKTOP, launchBrowser, PHONE, SCREENSHOT_DIR, screenshotPath } from './browser.js';
 import { type RunningServer, startServer } from './server.js';
 
@@ -65,6 +67,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close();
   await server?.stop();
+  await closeOfficePool();
   if (scratch) await rm(scratch, { recursive: true, force: true });
 });
 
@@ -98,6 +101,20 @@ describe('web page on the real server', () => {
     await page.waitForSelector('body[data-ready="true"]', { timeout: 90_000 });
     await page.locator(`#recent-panel li[data-request-id="${id}"]`).waitFor();
     expect(await page.textContent(`#recent-panel li[data-request-id="${id}"]`)).toContain(`png → ${target}`);
+    await finish(page);
+  });
+
+  it('shows next to the download what a PDF to Word conversion kept', async () => {
+    const pdf = await readFile(await reportPdf(scratch));
+    const page = await openPage();
+    await page.setInputFiles('#file-input', { name: 'report.pdf', mimeType: 'application/pdf', buffer: pdf });
+    await expect.poll(() => page.textContent('[data-field="detected"]')).toContain('pdf');
+    await page.check('input[name="conversion"][value="pdf-docx"]');
+    await page.click('#convert-button');
+    const kept = page.locator('[data-artifact="docx"] [data-checks]');
+    await kept.waitFor({ timeout: 90_000 });
+    expect(await kept.textContent()).toMatch(/^(2 pages, )?1 picture, (9[5-9]|100)% of the words$/);
+    await page.screenshot({ path: screenshotPath('web-desktop-pdf-docx-kept'), fullPage: true });
     await finish(page);
   });
 
