@@ -68,6 +68,8 @@ const edges: ConversionEdge[] = [
   })),
 ];
 
+const ANIMATED: ReadonlySet<FormatId> = new Set(['gif', 'webp']);
+
 function isMalformed(message: string): boolean {
   return /unsupported image format|corrupt|premature|truncat|not a|invalid|bad |load|read error|header|XML parse/i.test(
     message,
@@ -157,7 +159,9 @@ export default defineConverter({
   async run({ edge, input, outDir, options }, ctx) {
     const output = join(outDir, `output.${extensionOf(edge.to)}`);
     let source: string | Buffer = input;
-    const inputOptions: SharpOptions = { limitInputPixels: MAX_INPUT_PIXELS };
+    // An animation into a format that animates keeps every frame (sharp reads the first by default).
+    const animated = ANIMATED.has(edge.from) && ANIMATED.has(edge.to);
+    const inputOptions: SharpOptions = { limitInputPixels: MAX_INPUT_PIXELS, animated };
     if (edge.from === 'svg') {
       if ((await stat(input)).size > MAX_SVG_BYTES) {
         throw new FileconvError(

@@ -134,8 +134,11 @@ async function mediaCounts(path: string, run: RunTool, video: boolean): Promise<
 
 async function pixelCounts(path: string): Promise<FileCounts> {
   const meta = await sharp(path, { pages: 1, limitInputPixels: false }).metadata();
-  const frames = meta.pages && meta.pages > 1 ? { frames: meta.pages } : {};
-  return { width: meta.width, height: meta.pageHeight ?? meta.height, ...frames };
+  const size = { width: meta.width, height: meta.pageHeight ?? meta.height };
+  if (!meta.pages || meta.pages < 2) return size;
+  // An animation's length is the sum of its frame delays (milliseconds).
+  const delays = meta.delay?.reduce((a, b) => a + b, 0);
+  return { ...size, frames: meta.pages, ...(delays ? { duration_s: Math.round(delays / 10) / 100 } : {}) };
 }
 
 /** Counts what a file of `format` shows; fields that cannot be read are left out, never guessed. */

@@ -175,8 +175,11 @@ export function judge(input: FidelityInput, seen: Observed): FidelityMeasure[] {
     );
   }
 
-  if (src.frames !== undefined && src.frames > 1 && dst.frames !== undefined) {
-    out.push(measure('frames', src.frames, dst.frames, '>= source', dst.frames >= src.frames));
+  // A still picture made from an animation has one frame (its counts say none).
+  const frames = dst.frames ?? (dst.width !== undefined ? 1 : undefined);
+  const animates = to === 'gif' || to === 'webp' || toFamily === 'video';
+  if (animates && src.frames !== undefined && src.frames > 1 && frames !== undefined) {
+    out.push(measure('frames', src.frames, frames, '>= source', frames >= src.frames));
   }
   return out;
 }

@@ -39,15 +39,39 @@ export function markupText(xml: string): string {
     });
 }
 
-/** RTF to its text: header tables and \* destinations dropped, escapes decoded, control words removed. */
+/** Groups of an RTF header or destinations that hold no document text (shapes hold text frames). */
+const NON_TEXT_GROUP =
+  /^\{\\(\*(?!\\shpinst)|fonttbl|colortbl|stylesheet|info|listtable|listoverridetable|rsidtbl|generator|pict)\b/;
+
+/** The RTF without the groups NON_TEXT_GROUP names (braces matched, escaped braces skipped). */
+function dropNonTextGroups(rtf: string): string {
+  let out = '';
+  let i = 0;
+  while (i < rtf.length) {
+    const ch = rtf[i];
+    if (ch === '\\') {
+      out += rtf.slice(i, i + 2);
+      i += 2;
+    } else if (ch === '{' && NON_TEXT_GROUP.test(rtf.slice(i, i + 24))) {
+      let depth = 0;
+      for (; i < rtf.length; i++) {
+        if (rtf[i] === '\\') i++;
+        else if (rtf[i] === '{') depth++;
+        else if (rtf[i] === '}' && --depth === 0) break;
+      }
+      i++;
+      out += ' ';
+    } else {
+      out += ch;
+      i++;
+    }
+  }
+  return out;
+}
+
+/** RTF to its text: header tables and destinations dropped, escapes decoded, control words removed. */
 export function rtfText(rtf: string): string {
-  let s = rtf;
-  // Groups that hold no document text; repeated so nested ones inside them go too.
-  const skipped =
-    /\{\\(\*|fonttbl|colortbl|stylesheet|info|listtable|listoverridetable|rsidtbl|generator)[^{}]*\}/g;
-  for (let i = 0; i < 20 && skipped.test(s); i++) s = s.replace(skipped, '');
-  return s
-    .replace(/\{\\pict[^}]*\}/g, ' ')
+  return dropNonTextGroups(rtf)
     .replace(/\\'([0-9a-f]{2})/gi, (_, h: string) => String.fromCharCode(Number.parseInt(h, 16)))
     .replace(/\\u(-?\d+) ?\??/g, (_, n: string) => String.fromCharCode((Number(n) + 65536) % 65536))
     .replace(/\\(par|line|tab|cell|row|page|sect)\b ?/g, ' ')

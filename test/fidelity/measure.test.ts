@@ -1,0 +1,147 @@
+import { execFileSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import ExcelJS from 'exceljs';
+import sharp from 'sharp';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { closeOfficePool } from '../../converters/libreoffice/pool.js';
+import { type FidelityReport, measureFidelity } from '../../src/fidelity/index.js';
+import { markupText, rtfText, wordCounts, wordsKept } from '../../src/fidelity/text.js';
+import { runConversion } from '../../src/run/runner.js';
+import { reportPdf } from '../helpers/layout-pdf.js';
+import { fileScopedDir } from '../helpers/office.js';
+
+const fixtures = fileScopedDir('fileconv-fidelity-');
+const dir = fixtures.dir;
+let pdf: string;
+
+beforeAll(async () => {
+  pdf = await reportPdf(dir);
+}, 120_000);
+afterAll(async () => {
+  await closeOfficePool();
+  fixtures.cleanup();
+});
+
+/** Converts with the real catalog and measures the result. */
+async function convertAndMeasure(
+  source: string,
+  from: string,
+  to: string,
+  options = {},
+): Promise<FidelityReport> {
+  const outDir = join(dir, `out-${from}-${to}-${Object.keys(options).join('-')}`);
+  const result = await runConversion({ input: source, from, to, options, outDir });
+  return measureFidelity({ from, to, source, outputs: result.files.map((f) => f.path), options });
+}
+
+const measureOf = (r: FidelityReport, name: string) => r.measures.find((m) => m.name === name);
+
+function ffmpeg(args: string[]): void {
+  execFileSync('ffmpeg', ['-v', 'error', '-y', ...args]);
+}
+
+describe('words', () => {
+  it('counts recall per word occurrence, folding case and markup', () => {
+    const source = wordCounts('The ship, the ship and the crane');
+    expect(wordsKept(source, wordCounts('THE SHIP the crane'))).toBeCloseTo(4 / 7);
+    expect(wordsKept(source, source)).toBe(1);
+    expect(wordsKept(wordCounts(''), source)).toBeUndefined();
+    expect(
+      markupText(
+        '<w:p><w:r><w:t>Quar</w:t></w:r><w:r><w:t>terly</w:t></w:r></w:p><w:p>fish &amp; chips</w:p>',
+      ),
+    ).toBe(' Quarterly  fish & chips ');
+    expect(rtfText("{\\rtf1{\\fonttbl{\\f0 Arial;}}\\pard Caf\\'e9 au lait\\par}").trim()).toBe(
+      'Café au lait',
+    );
+  });
+});
+
+describe('measureFidelity on real conversions', () => {
+  it('document to PDF keeps words, pages and the picture', async () => {
+    const odt = join(dir, 'report.odt');
+    const made = await runConversion({
+      input: join(dir, 'report.html'),
+      from: 'html',
+      to: 'odt',
+      outDir: join(dir, 'odt'),
+    });
+    execFileSync('cp', [made.files[0]!.path, odt]);
+    const report = await convertAndMeasure(odt, 'odt', 'pdf');
+    expect(report.ok).toBe(true);
+    expect(measureOf(report, 'words_kept')?.output).toBeGreaterThanOrEqual(0.95);
+    expect(measureOf(report, 'pages')).toMatchObject({ source: 2, output: 2, ok: true });
+    expect(measureOf(report, 'images')).toMatchObject({ source: 1, output: 1, ok: true });
+  }, 120_000);
+
+  it('PDF to text keeps the words; a text missing half of them is below the floor', async () => {
+    const report = await convertAndMeasure(pdf, 'pdf', 'txt');
+    expect(measureOf(report, 'words_kept')?.ok).toBe(true);
+    const half = join(dir, 'half.txt');
+    writeFileSync(half, 'Quarterly report of the harbour. The harbour handled more ships.');
+    const poor = await measureFidelity({ from: 'pdf', to: 'txt', source: pdf, outputs: [half] });
+    expect(poor.ok).toBe(false);
+    expect(measureOf(poor, 'words_kept')).toMatchObject({ ok: false, floor: '>= 0.95' });
+  }, 60_000);
+
+  it('PDF to page images makes one image per page', async () => {
+    const report = await convertAndMeasure(pdf, 'pdf', 'png');
+    expect(measureOf(report, 'pages')).toMatchObject({ source: 2, output: 2, ok: true });
+  }, 60_000);
+
+  it('image to image keeps the pixel size, unless a size was asked for', async () => {
+    const png = join(dir, 'dot.png');
+    await sharp({ create: { width: 33, height: 17, channels: 3, background: '#0a0' } })
+      .png()
+      .toFile(png);
+    const same = await convertAndMeasure(png, 'png', 'jpg');
+    expect(measureOf(same, 'size')).toMatchObject({ source: '33x17', output: '33x17', ok: true });
+    const asked = await convertAndMeasure(png, 'png', 'jpg', { width: 10 });
+    expect(measureOf(asked, 'size')).toBeUndefined();
+    const shrunk = join(dir, 'shrunk.jpg');
+    await sharp(png).resize(16).jpeg().toFile(shrunk);
+    const silent = await measureFidelity({ from: 'png', to: 'jpg', source: png, outputs: [shrunk] });
+    expect(measureOf(silent, 'size')?.ok).toBe(false);
+  }, 60_000);
+
+  it('audio keeps its duration within 0.2 s', async () => {
+    const wav = join(dir, 'tone.wav');
+    ffmpeg(['-f', 'lavfi', '-i', 'sine=frequency=440:duration=3', wav]);
+    const report = await convertAndMeasure(wav, 'wav', 'mp3');
+    const duration = measureOf(report, 'duration_s');
+    expect(duration).toMatchObject({ source: 3, ok: true });
+    expect(Math.abs((duration?.output as number) - 3)).toBeLessThanOrEqual(0.2);
+  }, 60_000);
+
+  it('an animated GIF keeps its frames, and a video made into a GIF keeps its length', async () => {
+    const gif = join(dir, 'anim.gif');
+    ffmpeg(['-f', 'lavfi', '-i', 'testsrc=size=64x48:rate=10', '-t', '1', gif]);
+    const webp = await convertAndMeasure(gif, 'gif', 'webp');
+    expect(measureOf(webp, 'frames')).toMatchObject({ source: 10, output: 10, ok: true });
+    const mp4 = join(dir, 'clip.mp4');
+    ffmpeg(['-f', 'lavfi', '-i', 'testsrc=size=64x48:rate=10', '-t', '2', '-pix_fmt', 'yuv420p', mp4]);
+    const toGif = await convertAndMeasure(mp4, 'mp4', 'gif');
+    expect(measureOf(toGif, 'duration_s')).toMatchObject({ source: 2, ok: true });
+  }, 120_000);
+
+  it('spreadsheets keep their sheets and rows', async () => {
+    const book = new ExcelJS.Workbook();
+    const first = book.addWorksheet('Berths');
+    first.addRows([
+      ['Berth', 'Ships'],
+      ['North', 42],
+      ['South', 37],
+      ['East', 29],
+    ]);
+    book.addWorksheet('Notes').addRow(['dredging in winter']);
+    const xlsx = join(dir, 'berths.xlsx');
+    await book.xlsx.writeFile(xlsx);
+    const ods = await convertAndMeasure(xlsx, 'xlsx', 'ods');
+    expect(measureOf(ods, 'sheets')).toMatchObject({ source: 2, output: 2, ok: true });
+    expect(measureOf(ods, 'rows')).toMatchObject({ source: 4, output: 4, ok: true });
+    const csv = await convertAndMeasure(xlsx, 'xlsx', 'csv');
+    expect(measureOf(csv, 'rows')).toMatchObject({ source: 4, output: 4, ok: true });
+    expect(measureOf(csv, 'sheets')).toBeUndefined();
+  }, 120_000);
+});
