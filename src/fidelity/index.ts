@@ -9,3 +9,4 @@ export {
   type MeasureName,
   measureFidelity,
 } from './measure.js';
+export { formatFidelityTable } from './table.js';

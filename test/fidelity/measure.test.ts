@@ -5,7 +5,7 @@ import ExcelJS from 'exceljs';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { closeOfficePool } from '../../converters/libreoffice/pool.js';
-import { type FidelityReport, measureFidelity } from '../../src/fidelity/index.js';
+import { type FidelityReport, formatFidelityTable, measureFidelity } from '../../src/fidelity/index.js';
 import { markupText, rtfText, wordCounts, wordsKept } from '../../src/fidelity/text.js';
 import { runConversion } from '../../src/run/runner.js';
 import { reportPdf } from '../helpers/layout-pdf.js';
@@ -83,6 +83,10 @@ describe('measureFidelity on real conversions', () => {
     const poor = await measureFidelity({ from: 'pdf', to: 'txt', source: pdf, outputs: [half] });
     expect(poor.ok).toBe(false);
     expect(measureOf(poor, 'words_kept')).toMatchObject({ ok: false, floor: '>= 0.95' });
+    const table = formatFidelityTable([report, poor]).split('\n');
+    expect(table[0]).toBe('ok    pdf-txt         words_kept 1');
+    expect(table[1]).toMatch(/^FAIL {2}pdf-txt {9}!words_kept 0\.\d{3} \(floor >= 0\.95\)/);
+    expect(table[2]).toBe('1 of 2 pairs at or above every floor.');
   }, 60_000);
 
   it('PDF to page images makes one image per page', async () => {
