@@ -77,8 +77,9 @@ const COST = 20;
 /**
  * PDF is read by the module of the target: Writer's and Impress's PDF import place every page's
  * text, pictures and shapes as positioned frames, so the document keeps its look (pages, pictures,
- * table rules) but not flowing paragraphs. `mode: "text"` and `ocr: true` skip this step and the
- * planner takes the text path (pdf to txt to the target) instead; see docs/pdf-to-office.md.
+ * table rules) but not flowing paragraphs. `mode: "text"` skips this step and the planner takes
+ * the text path (pdf to txt to the target) instead; `ocr: true` makes the planner prefer a path
+ * that reads the pages with OCR. See docs/pdf-to-office.md.
  */
 const PDF_IMPORT: Partial<Record<FormatId, { module: Module; filter: string }>> = {
   docx: { module: 'writer', filter: 'writer_pdf_import' },
@@ -88,12 +89,16 @@ const PDF_IMPORT: Partial<Record<FormatId, { module: Module; filter: string }>> 
   odp: { module: 'impress', filter: 'impress_pdf_import' },
 };
 
-const textWanted = (options: ConversionOptions) => options.mode === 'text' || options.ocr === true;
+const textWanted = (options: ConversionOptions) => options.mode === 'text';
+
+// Priced below the text routes (pdf to txt or html, then on), which are as lossy and cheaper to
+// run but keep only the words: the layout is the default, the text route is what `mode` asks for.
+const PDF_IMPORT_COST = 5;
 
 const PDF_EDGES: ConversionEdge[] = edgesBetween(['pdf'], Object.keys(PDF_IMPORT), (_, to) => ({
   family: 'document',
   lossy: true,
-  cost: COST,
+  cost: PDF_IMPORT_COST,
   ...(PDF_IMPORT[to]?.module === 'writer' ? { skipWhen: textWanted } : {}),
 }));
 

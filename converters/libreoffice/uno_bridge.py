@@ -29,12 +29,9 @@ from com.sun.star.uno import RuntimeException
 # from strangers, so nothing in them runs and no link is followed while loading.
 NEVER_EXECUTE = 0
 NO_UPDATE = 0
-# ControlCharacter.PARAGRAPH_BREAK, HoriOrientation/VertOrientation.NONE, RelOrientation.PAGE_FRAME.
+# com.sun.star.text.ControlCharacter.PARAGRAPH_BREAK
 PARAGRAPH_BREAK = 0
-ORIENT_NONE = 0
-PAGE_FRAME = 7
 PAGE_BEFORE = uno.Enum("com.sun.star.style.BreakType", "PAGE_BEFORE")
-AT_PARAGRAPH = uno.Enum("com.sun.star.text.TextContentAnchorType", "AT_PARAGRAPH")
 
 
 def prop(name, value):
@@ -73,34 +70,31 @@ def filter_data(values):
 
 
 def anchor_to_pages(doc):
-    """Gives a PDF imported into Writer one body paragraph per page, anchoring each page's shapes
-    to its paragraph at the same place on the page.
+    """Gives a PDF imported into Writer one body paragraph per page, so each page's frames land on
+    their own page in DOCX and RTF too.
 
     The import anchors every frame to a page while the body holds one empty paragraph. ODF keeps
-    page anchors, but DOCX and RTF have none: their export hangs every frame on the first
-    paragraph, and a multi-page PDF comes back as all its pages stacked on page one.
+    page anchors, but DOCX and RTF have none: their export hangs each frame on a paragraph, the
+    first one when there is no other, and a multi-page PDF comes back as all its pages stacked on
+    page one. With a paragraph (after a page break) per page, the export hangs each frame on its
+    page's paragraph; the margins go to zero because the export measures from them, while the
+    import placed the frames from the page's edge.
     """
     shapes = doc.DrawPage
     pages = 0
     for i in range(shapes.Count):
         pages = max(pages, shapes.getByIndex(i).AnchorPageNo)
+    styles = doc.StyleFamilies.getByName("PageStyles")
+    for name in styles.ElementNames:
+        styles.getByName(name).setPropertyValues(
+            ("BottomMargin", "LeftMargin", "RightMargin", "TopMargin"), (0, 0, 0, 0)
+        )
     text = doc.Text
     cursor = text.createTextCursor()
     cursor.gotoEnd(False)
     for _ in range(1, pages):
         text.insertControlCharacter(cursor, PARAGRAPH_BREAK, False)
         cursor.setPropertyValue("BreakType", PAGE_BEFORE)
-    for i in range(shapes.Count):
-        shape = shapes.getByIndex(i)
-        position = shape.Position
-        # Re-anchored to the paragraph at its place, with its offset measured from the page edge.
-        shape.AnchorType = AT_PARAGRAPH
-        shape.HoriOrient = ORIENT_NONE
-        shape.VertOrient = ORIENT_NONE
-        shape.HoriOrientRelation = PAGE_FRAME
-        shape.VertOrientRelation = PAGE_FRAME
-        shape.HoriOrientPosition = position.X
-        shape.VertOrientPosition = position.Y
 
 
 def is_disconnect(error):

@@ -17,7 +17,7 @@ export interface ConversionEdge {
   multiOutput?: boolean;
   /**
    * True for options under which the planner leaves this step out and takes another path, e.g.
-   * LibreOffice's PDF layout import gives way to the text path for `mode: "text"` or `ocr: true`.
+   * LibreOffice's PDF layout import gives way to the text path for `mode: "text"`.
    */
   skipWhen?: (options: ConversionOptions) => boolean;
 }

@@ -79,7 +79,11 @@ function rankKey(c: Candidate): (number | string)[] {
   return [...c.offers.map((o) => o[0]!.order), ...c.formats];
 }
 
-function better(a: Candidate, b: Candidate): boolean {
+const readsWithOcr = (c: Candidate) => c.offers.some((step) => step.some((o) => o.edge.family === 'ocr'));
+
+/** Whether `a` is the better path; with `ocr` asked for, a path with an OCR step comes first. */
+function better(a: Candidate, b: Candidate, ocr = false): boolean {
+  if (ocr && readsWithOcr(a) !== readsWithOcr(b)) return readsWithOcr(a);
   if (a.lossy !== b.lossy) return !a.lossy;
   if (a.cost !== b.cost) return a.cost < b.cost;
   if (a.offers.length !== b.offers.length) return a.offers.length < b.offers.length;
@@ -122,7 +126,7 @@ function bestPathsFrom(
         cost: path.cost + offers[0]!.edge.cost,
       };
       const current = best.get(to);
-      if (!current || better(next, current)) best.set(to, next);
+      if (!current || better(next, current, options.ocr)) best.set(to, next);
       if (next.offers.length < MAX_STEPS) {
         const single = offers.filter((o) => !o.edge.multiOutput);
         if (single.length === 0) continue;
@@ -168,7 +172,8 @@ function canonical(id: FormatId): FormatId {
 
 /**
  * The cheapest plan from one format to another, or undefined when the pair is not in the catalog.
- * Options leave out the steps whose edge skips them (see ConversionEdge.skipWhen).
+ * Options leave out the steps whose edge skips them (see ConversionEdge.skipWhen), and `ocr: true`
+ * prefers a path that reads the pages with OCR over any that does not.
  */
 export function planConversion(
   from: FormatId,

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { closeOfficePool } from '../../converters/libreoffice/pool.js';
 import libreoffice from '../../converters/libreoffice.js';
 import { measureFidelity } from '../../src/fidelity/index.js';
+import { loadCatalog, planConversion } from '../../src/plan/index.js';
 import { runConversion } from '../../src/run/runner.js';
 import type { RunEvent } from '../../src/run/types.js';
 import { reportPdf, SECOND_PAGE_WORDS } from '../helpers/layout-pdf.js';
@@ -105,6 +106,18 @@ describe('pdf to docx through the runner', () => {
     );
     return { result, events, media, timeline: events.map((e) => e.message).join('\n') };
   }
+
+  it('plans the layout import for every target by default, and the text route for mode text', async () => {
+    const { engines } = await loadCatalog();
+    for (const to of ['docx', 'odt', 'rtf', 'pptx', 'odp']) {
+      expect(planConversion('pdf', to, engines)?.steps.map((s) => s.engines[0])).toEqual(['libreoffice']);
+    }
+    for (const to of ['docx', 'odt', 'rtf']) {
+      const text = planConversion('pdf', to, engines, { mode: 'text' });
+      expect(text?.steps[0]?.engines[0]).toBe('poppler');
+      expect(planConversion('pdf', to, engines, { ocr: true })?.steps[0]?.engines).toContain('tesseract');
+    }
+  });
 
   it('runs the layout import by default and says so in the timeline', async () => {
     const { result, media, timeline } = await convert({});
