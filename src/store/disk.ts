@@ -41,7 +41,7 @@ export class DiskBlobStore implements BlobStore {
         // the folder is pruned: wait for it to close, and let nothing it says go unhandled.
         stream.on('error', () => {});
         if (!stream.closed) {
-          const closed = new Promise((resolve) => stream.once('close', resolve));
+          const closed = new Promise<void>((resolve) => stream.once('close', () => resolve()));
           stream.destroy();
           await closed;
         }
