@@ -160,6 +160,9 @@ describe('npx --package=<tarball>', () => {
     const started = Date.now();
     expect((await npx(['--version'])).stdout.trim()).toMatch(/^\d+\.\d+\.\d+/);
     console.log(`first npx run (installs the tarball): ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    // README's first command: as root it installs what is missing, then probes again.
+    const doctor = await npx(['doctor', '--install']);
+    expect(doctor.stdout).not.toMatch(/MISSING/);
     await npx(['convert', 'image.png', '--to', 'webp']);
     expect(readFileSync(join(empty, 'image.webp')).subarray(8, 12).toString()).toBe('WEBP');
   }, 600_000);
