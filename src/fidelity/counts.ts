@@ -3,25 +3,9 @@ import ExcelJS from 'exceljs';
 import Papa from 'papaparse';
 import sharp from 'sharp';
 import { type FormatId, getFormat } from '../formats/index.js';
+import type { FileCounts } from './describe.js';
 import type { RunTool } from './tools.js';
 import { readZip } from './zip.js';
-
-/**
- * What one file shows, counted cheaply from the file itself. A field is absent when it does not
- * apply to the format or could not be read.
- */
-export interface FileCounts {
-  pages?: number;
-  images?: number;
-  sheets?: number;
-  /** Rows of the first sheet (a CSV has one sheet). */
-  rows?: number;
-  width?: number;
-  height?: number;
-  duration_s?: number;
-  /** Frames of an animation or a video. */
-  frames?: number;
-}
 
 const IMAGE_FILE = /\.(png|jpe?g|gif|bmp|tiff?|webp|emf|wmf|svg|avif)$/i;
 const MEDIA_FOLDERS: Partial<Record<FormatId, RegExp>> = {
@@ -51,12 +35,13 @@ const numberAfter = (text: string | undefined, re: RegExp) => {
 };
 
 /**
- * Distinct pictures of an RTF: writers repeat a picture as a shape's fill or as a fallback for old
- * readers, so pictures are told apart by their bytes.
+ * Pictures of an RTF: every \pict but the copies writers add, a fallback for old readers
+ * (\nonshppict) and a picture repeated as its frame's fill (fillBlip).
  */
 function rtfPictures(rtf: string): number {
-  const data = [...rtf.matchAll(/\{\\pict(?:\\[a-z]+-?\d* ?|\{[^{}]*\})*\s*([0-9a-fA-F\s]+)\}/g)];
-  return new Set(data.map((m) => (m[1] ?? '').replace(/\s/g, ''))).size;
+  const copies =
+    count(rtf, /\{\\nonshppict\s*\{\\pict\b/g) + count(rtf, /\{\\sn fillBlip\}\s*\{\\sv \{\\pict\b/g);
+  return count(rtf, /\{\\pict\b/g) - copies;
 }
 
 async function pdfCounts(path: string, run: RunTool): Promise<FileCounts> {

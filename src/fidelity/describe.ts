@@ -2,18 +2,27 @@
  * What an artifact kept, as stored with it and returned by the API (`checks`). Pure data and a
  * pure describer, so the web page bundles it as is.
  */
-export interface ArtifactChecks {
-  /** Recall of the source's words in this output, 0 to 1. */
-  words_kept?: number;
-  words?: number;
+/**
+ * What one file shows, counted cheaply from the file itself. A field is absent when it does not
+ * apply to the format or could not be read.
+ */
+export interface FileCounts {
   pages?: number;
   images?: number;
   sheets?: number;
+  /** Rows of the first sheet (a CSV has one sheet). */
   rows?: number;
   width?: number;
   height?: number;
   duration_s?: number;
+  /** Frames of an animation or a video. */
   frames?: number;
+}
+
+export interface ArtifactChecks extends FileCounts {
+  /** Recall of the source's words in this output, 0 to 1. */
+  words_kept?: number;
+  words?: number;
 }
 
 const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;

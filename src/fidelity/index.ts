@@ -1,5 +1,5 @@
 export { type ArtifactChecks, artifactChecks } from './checks.js';
-export type { FileCounts } from './counts.js';
+export type { FileCounts } from './describe.js';
 export { describeChecks } from './describe.js';
 export {
   type FidelityInput,

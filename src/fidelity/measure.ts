@@ -1,6 +1,7 @@
 import type { ConversionOptions } from '../engine/options.js';
 import { type FormatId, getFormat } from '../formats/index.js';
-import { countFile, type FileCounts } from './counts.js';
+import { countFile } from './counts.js';
+import type { FileCounts } from './describe.js';
 import { hasReadableText, textOf, totalWords, wordCounts, wordsKept } from './text.js';
 import { type RunTool, withTools } from './tools.js';
 

@@ -1,33 +1,20 @@
 import { copyFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { closeOfficePool } from '../../converters/libreoffice/pool.js';
+import { beforeAll, describe, expect, it } from 'vitest';
 import libreoffice from '../../converters/libreoffice.js';
 import { measureFidelity } from '../../src/fidelity/index.js';
 import { loadCatalog, planConversion } from '../../src/plan/index.js';
 import { runConversion } from '../../src/run/runner.js';
 import type { RunEvent } from '../../src/run/types.js';
-import { reportPdf, SECOND_PAGE_WORDS } from '../helpers/layout-pdf.js';
-import {
-  convertWith,
-  expectCode,
-  fileScopedDir,
-  pdfPageCount,
-  pdfText,
-  zipEntries,
-} from '../helpers/office.js';
+import { reportPdfFixture, SECOND_PAGE_WORDS } from '../helpers/layout-pdf.js';
+import { convertWith, expectCode, pdfPageCount, pdfText, zipEntries } from '../helpers/office.js';
 import { encryptedPdf } from './_image-samples.js';
 
-const fixtures = fileScopedDir('fileconv-lo-pdf-');
-const dir = fixtures.dir;
+const report = reportPdfFixture('fileconv-lo-pdf-');
+const dir = report.dir;
 let pdf: string;
-
-beforeAll(async () => {
-  pdf = await reportPdf(dir);
-}, 120_000);
-afterAll(async () => {
-  await closeOfficePool();
-  fixtures.cleanup();
+beforeAll(() => {
+  pdf = report.pdf();
 });
 
 /** The output rendered back to PDF by LibreOffice, as a person opening it would see it. */

@@ -3,24 +3,17 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import ExcelJS from 'exceljs';
 import sharp from 'sharp';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { closeOfficePool } from '../../converters/libreoffice/pool.js';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { type FidelityReport, formatFidelityTable, measureFidelity } from '../../src/fidelity/index.js';
 import { markupText, rtfText, wordCounts, wordsKept } from '../../src/fidelity/text.js';
 import { runConversion } from '../../src/run/runner.js';
-import { reportPdf } from '../helpers/layout-pdf.js';
-import { fileScopedDir } from '../helpers/office.js';
+import { reportPdfFixture } from '../helpers/layout-pdf.js';
 
-const fixtures = fileScopedDir('fileconv-fidelity-');
-const dir = fixtures.dir;
+const report = reportPdfFixture('fileconv-fidelity-');
+const dir = report.dir;
 let pdf: string;
-
-beforeAll(async () => {
-  pdf = await reportPdf(dir);
-}, 120_000);
-afterAll(async () => {
-  await closeOfficePool();
-  fixtures.cleanup();
+beforeAll(() => {
+  pdf = report.pdf();
 });
 
 /** Converts with the real catalog and measures the result. */
