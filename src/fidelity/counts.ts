@@ -1,5 +1,4 @@
 import { readFile } from 'node:fs/promises';
-import ExcelJS from 'exceljs';
 import Papa from 'papaparse';
 import sharp from 'sharp';
 import { type FormatId, getFormat } from '../formats/index.js';
@@ -82,11 +81,18 @@ async function officeCounts(path: string, format: FormatId): Promise<FileCounts>
   return out;
 }
 
+/**
+ * Sheets and first-sheet rows of an XLSX from its XML parts (the zip reader's caps apply), never
+ * loading the workbook: a source is a stranger's file.
+ */
 async function workbookCounts(path: string): Promise<FileCounts> {
-  const book = new ExcelJS.Workbook();
-  await book.xlsx.readFile(path);
-  const first = book.worksheets[0];
-  return { sheets: book.worksheets.length, rows: first?.actualRowCount ?? 0 };
+  const { texts } = await readZip(path, (n) => n === 'xl/workbook.xml' || n === 'xl/worksheets/sheet1.xml');
+  const book = texts.get('xl/workbook.xml');
+  const first = texts.get('xl/worksheets/sheet1.xml');
+  if (book === undefined) return {};
+  // Rows that hold at least one cell; empty formatted rows are not data.
+  const rows = first ? count(first, /<row\b[^>]*>\s*<c\b/g) : 0;
+  return { sheets: count(book, /<sheet\b/g), rows };
 }
 
 async function delimitedCounts(path: string, format: FormatId): Promise<FileCounts> {

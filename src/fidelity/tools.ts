@@ -5,7 +5,7 @@ import type { StepContext } from '../engine/contract.js';
 import { findBinary, runProcess } from '../run/process.js';
 
 /** How long one measuring tool (pdftotext, ffprobe...) may run. */
-const TOOL_TIMEOUT_MS = 60_000;
+const TOOL_TIMEOUT_MS = 30_000;
 
 /** Runs measuring tools in a scratch folder of their own, sandboxed like engines; removed after. */
 export async function withTools<T>(
