@@ -79,11 +79,13 @@ async function toText(input: string, pages: number[], output: string, ctx: StepC
 async function toHtml(input: string, pages: number[], output: string, ctx: StepContext): Promise<void> {
   // One self-contained page (-s -noframes) without extracted image files (-i); pdftohtml takes
   // one page span, so a selection with gaps is rendered from its first to its last page.
-  const base = join(ctx.workDir, 'html-output');
+  // A base name relative to the working folder (the process runs there): pdftohtml titles a PDF
+  // without a title after it, and a full path would put this machine's temp folder in the page.
+  const base = 'html-output';
   const args = ['-s', '-i', '-noframes', '-q', '-enc', 'UTF-8'];
   args.push('-f', String(pages[0]), '-l', String(pages[pages.length - 1]), input, base);
   await poppler('pdftohtml', args, ctx);
-  await copyFile(`${base}.html`, output);
+  await copyFile(join(ctx.workDir, `${base}.html`), output);
 }
 
 async function toImages(

@@ -34,6 +34,7 @@ describe('poppler converter', () => {
     expect(html).toMatch(/^<!DOCTYPE html>/);
     expect(html).toContain('Alpha page one');
     expect(html).toContain('Bravo page two');
+    expect(html).not.toMatch(/fileconv-work-|\/tmp\//);
   });
 
   it('renders pages as PNG files in page order, past nine pages', async () => {
