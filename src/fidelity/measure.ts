@@ -66,7 +66,8 @@ export interface Observed {
   outputWords?: Map<string, number>;
 }
 
-const TEXT_FAMILIES = new Set(['document', 'text', 'spreadsheet', 'presentation', 'ebook', 'data']);
+// Not data (JSON, YAML...): their keys repeat per record, so recall against a table says nothing.
+const TEXT_FAMILIES = new Set(['document', 'text', 'spreadsheet', 'presentation', 'ebook']);
 const PICTURE_TARGETS: ReadonlySet<FormatId> = new Set(['pdf', 'docx', 'odt', 'rtf', 'pptx', 'odp', 'epub']);
 const MULTI_SHEET: ReadonlySet<FormatId> = new Set(['xlsx', 'ods', 'xls']);
 
@@ -114,7 +115,9 @@ export function judge(input: FidelityInput, seen: Observed): FidelityMeasure[] {
   const toFamily = familyOf(to);
 
   const recall = seen.sourceWords && seen.outputWords && wordsKept(seen.sourceWords, seen.outputWords);
-  if (recall !== undefined && !o.pages && seen.outputs === 1) {
+  // A CSV holds one sheet of a workbook by design; its rows are judged instead.
+  const oneSheetOfMany = (src.sheets ?? 1) > 1 && !MULTI_SHEET.has(to);
+  if (recall !== undefined && !o.pages && seen.outputs === 1 && !oneSheetOfMany) {
     const r = Math.round(recall * 1000) / 1000;
     out.push(
       measure(

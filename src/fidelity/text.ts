@@ -106,7 +106,10 @@ export async function textOf(path: string, format: FormatId, run: RunTool): Prom
   const parts = TEXT_PARTS[format];
   if (parts) {
     const { texts } = await readZip(path, (name) => parts.test(name));
-    return [...texts.values()].map(markupText).join(' ');
+    // A shared-string cell holds an index into sharedStrings.xml, not its text.
+    const own = (xml: string) =>
+      format === 'xlsx' ? xml.replace(/<c\b[^>]*\bt="s"[^>]*>[\s\S]*?<\/c>/g, ' ') : xml;
+    return [...texts.values()].map((xml) => markupText(own(xml))).join(' ');
   }
   if (!PLAIN.has(format) && !MARKUP.has(format) && format !== 'rtf') return undefined;
   const size = (await stat(path)).size;

@@ -140,5 +140,8 @@ describe('measureFidelity on real conversions', () => {
     const csv = await convertAndMeasure(xlsx, 'xlsx', 'csv');
     expect(measureOf(csv, 'rows')).toMatchObject({ source: 4, output: 4, ok: true });
     expect(measureOf(csv, 'sheets')).toBeUndefined();
+    // A CSV holds the first sheet only, so the words of the others are not asked of it.
+    expect(measureOf(csv, 'words_kept')).toBeUndefined();
+    expect(measureOf(ods, 'words_kept')).toMatchObject({ output: 1, ok: true });
   }, 120_000);
 });
