@@ -46,7 +46,7 @@ describe('artifact checks over HTTP', () => {
     const timeline = await get(`${base}/api/public/requests/${id}/timeline`);
     const messages = timeline.json.events.map((e: { message: string }) => e.message).join('\n');
     expect(messages).toContain('layout mode');
-    expect(messages).toMatch(/the docx has 1 picture, (9[5-9]|100)% of the words/);
+    expect(messages).toMatch(/the docx has (2 pages, )?1 picture, (9[5-9]|100)% of the words/);
   }, 120_000);
 
   it('says the pages and words of a docx to pdf', async () => {
