@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { isFileconvError } from '../errors/index.js';
+import { loopbackAllowanceFromEnv, TEST_LOOPBACK_WARNING } from '../intake/loopback.js';
 import { ENV_NAMES, type RawServeOptions, resolveServeConfig } from '../server/config.js';
 import { startServer } from '../server/server.js';
 import { publicUrlIntake } from '../server/url-intake.js';
@@ -52,7 +53,11 @@ export function register(program: Command): void {
         process.exitCode = 2;
         return;
       }
-      const server = await startServer(config, { urlIntake: publicUrlIntake(config.maxUpload) });
+      const allowLoopback = loopbackAllowanceFromEnv();
+      if (allowLoopback) console.error(`\n${'!'.repeat(78)}\n${TEST_LOOPBACK_WARNING}\n${'!'.repeat(78)}\n`);
+      const server = await startServer(config, {
+        urlIntake: publicUrlIntake(config.maxUpload, allowLoopback),
+      });
       console.log(`fileconv listening on ${server.url}`);
       console.log(`data in ${config.dataDir}`);
       const stop = (signal: string) => {
