@@ -1,4 +1,4 @@
-import { writeFile } from 'node:fs/promises';
+import { stat, writeFile } from 'node:fs/promises';
 import ExcelJS from 'exceljs';
 import { XMLBuilder } from 'fast-xml-parser';
 import Papa from 'papaparse';
@@ -6,6 +6,7 @@ import { stringify as stringifyToml } from 'smol-toml';
 import { stringify as stringifyYaml } from 'yaml';
 import { FileconvError } from '../../src/errors/index.js';
 import type { FormatId } from '../../src/formats/index.js';
+import { engineOutputLimit } from '../../src/run/sandbox.js';
 import { cellValue, columnsOf, type DataRecord, isPlainObject, toRecords, withoutNulls } from './shape.js';
 
 const XML_NAME = /^[A-Za-z_][\w.-]*$/;
@@ -98,25 +99,51 @@ async function writeWorkbook(records: DataRecord[], path: string): Promise<void>
   await workbook.commit();
 }
 
-/** Writes `value` as `format` to `path`. */
-export async function writeData(format: FormatId, value: unknown, path: string): Promise<void> {
+function serialized(format: FormatId, value: unknown): string {
   switch (format) {
     case 'json':
-      return writeFile(path, `${JSON.stringify(value, null, 2)}\n`);
+      return `${JSON.stringify(value, null, 2)}\n`;
     case 'yaml':
-      return writeFile(path, stringifyYaml(value, { aliasDuplicateObjects: false }));
+      return stringifyYaml(value, { aliasDuplicateObjects: false });
     case 'toml':
-      return writeFile(path, toToml(value));
+      return toToml(value);
     case 'xml':
-      return writeFile(path, toXml(value));
+      return toXml(value);
     case 'jsonl':
-      return writeFile(path, jsonLines(value));
+      return jsonLines(value);
     case 'csv':
-      return writeFile(path, toDelimited(toRecords(value), ','));
+      return toDelimited(toRecords(value), ',');
     case 'tsv':
-      return writeFile(path, toDelimited(toRecords(value), '\t'));
-    case 'xlsx':
-      return writeWorkbook(toRecords(value), path);
+      return toDelimited(toRecords(value), '\t');
   }
   throw new FileconvError('CONVERT_FAILED', `The data engine cannot write ${format}.`);
+}
+
+/**
+ * The same output cap the OS puts on engine processes (engineOutputLimit), checked before the
+ * text touches the disk; a result past V8's longest string is over any cap too.
+ */
+function checkOutputSize(bytes: number): void {
+  const limit = engineOutputLimit();
+  if (limit !== null && bytes > limit) throw new FileconvError('OUTPUT_TOO_LARGE');
+}
+
+/** Writes `value` as `format` to `path`; OUTPUT_TOO_LARGE when the result is over the cap. */
+export async function writeData(format: FormatId, value: unknown, path: string): Promise<void> {
+  if (format === 'xlsx') {
+    await writeWorkbook(toRecords(value), path);
+    // The streaming writer goes straight to disk; the runner removes the file with the job folder.
+    checkOutputSize((await stat(path)).size);
+    return;
+  }
+  let text: string;
+  try {
+    text = serialized(format, value);
+  } catch (e) {
+    if (e instanceof RangeError && /Invalid string length/.test(e.message))
+      throw new FileconvError('OUTPUT_TOO_LARGE', undefined, { cause: e });
+    throw e;
+  }
+  checkOutputSize(Buffer.byteLength(text));
+  await writeFile(path, text);
 }
