@@ -6,7 +6,6 @@ import { stringify as stringifyToml } from 'smol-toml';
 import { stringify as stringifyYaml } from 'yaml';
 import { FileconvError } from '../../src/errors/index.js';
 import type { FormatId } from '../../src/formats/index.js';
-import { engineOutputLimit } from '../../src/run/sandbox.js';
 import { cellValue, columnsOf, type DataRecord, isPlainObject, toRecords, withoutNulls } from './shape.js';
 
 const XML_NAME = /^[A-Za-z_][\w.-]*$/;
@@ -120,16 +119,19 @@ function serialized(format: FormatId, value: unknown): string {
 }
 
 /**
- * The same output cap the OS puts on engine processes (engineOutputLimit), checked before the
- * text touches the disk; a result past V8's longest string is over any cap too.
+ * Writes `value` as `format` to `path`. `maxBytes` is the output cap engine processes get from the
+ * OS (engineOutputLimit); here it is checked before the text touches the disk, and a result past
+ * V8's longest string is over any cap too: both are OUTPUT_TOO_LARGE.
  */
-function checkOutputSize(bytes: number): void {
-  const limit = engineOutputLimit();
-  if (limit !== null && bytes > limit) throw new FileconvError('OUTPUT_TOO_LARGE');
-}
-
-/** Writes `value` as `format` to `path`; OUTPUT_TOO_LARGE when the result is over the cap. */
-export async function writeData(format: FormatId, value: unknown, path: string): Promise<void> {
+export async function writeData(
+  format: FormatId,
+  value: unknown,
+  path: string,
+  maxBytes: number | null = null,
+): Promise<void> {
+  const checkOutputSize = (bytes: number) => {
+    if (maxBytes !== null && bytes > maxBytes) throw new FileconvError('OUTPUT_TOO_LARGE');
+  };
   if (format === 'xlsx') {
     await writeWorkbook(toRecords(value), path);
     // The streaming writer goes straight to disk; the runner removes the file with the job folder.
