@@ -43,6 +43,18 @@ export function register(program: Command): void {
       '--quota-key <quotas>',
       `daily quotas per API key, like "conversions=500,voice=20,file_checks=300" (${ENV_NAMES.quotaKey})`,
     )
+    .option(
+      '--upload-timeout <duration>',
+      `time an upload starts with, plus 1 s per --upload-min-rate bytes (${ENV_NAMES.uploadTimeout}, default 30s)`,
+    )
+    .option(
+      '--upload-min-rate <size>',
+      `bytes per second an upload must average after that (${ENV_NAMES.uploadMinRate}, default 4KiB)`,
+    )
+    .option(
+      '--idle-timeout <duration>',
+      `close a connection idle in both directions this long (${ENV_NAMES.idleTimeout}, default 120s)`,
+    )
     .action(async (flags: RawServeOptions) => {
       let config: ReturnType<typeof resolveServeConfig>;
       try {

@@ -84,7 +84,7 @@ function readUpload(
   const incoming = c.env.incoming;
   const tooBig = checkContentLength(incoming, ctx.config.maxUpload);
   if (tooBig) throw tooBig;
-  return receiveUpload(incoming, ctx.blobs, key, ctx.config.maxUpload);
+  return receiveUpload(incoming, ctx.blobs, key, ctx.config.maxUpload, ctx.config.uploadPace);
 }
 
 export function registerIntakeRoutes(app: Hono<AppEnv>, ctx: ServerContext): void {
