@@ -1,4 +1,4 @@
-import { existsSync, readdirSync } from 'node:fs';
+import { cpSync, existsSync, readdirSync, statSync } from 'node:fs';
 import { defineConfig } from 'tsup';
 
 // Converters are discovered at run time from dist/converters, so each one is its own entry.
@@ -14,6 +14,9 @@ const workerEntries = Object.fromEntries(
     .map((d) => [`converters/${d.name}/worker`, `converters/${d.name}/worker.ts`]),
 );
 
+/** The converters' files that are not TypeScript (the UNO bridge, ImageMagick's policy). */
+const RUNTIME_FILE = /\.(py|xml)$/;
+
 export default defineConfig({
   entry: { cli: 'src/cli/main.ts', index: 'src/index.ts', ...converterEntries, ...workerEntries },
   format: ['esm'],
@@ -22,5 +25,12 @@ export default defineConfig({
   splitting: true,
   sourcemap: true,
   clean: true,
-  dts: false,
+  dts: { entry: { index: 'src/index.ts' } },
+  // An installed package ships dist/ only: its runtime files go where dist/ looks for them.
+  onSuccess: async () => {
+    cpSync('converters', 'dist/converters', {
+      recursive: true,
+      filter: (src) => statSync(src).isDirectory() || RUNTIME_FILE.test(src),
+    });
+  },
 });
