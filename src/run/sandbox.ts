@@ -3,10 +3,10 @@ import { findBinary } from './process.js';
 
 /**
  * Operating-system limits put around every engine process runProcess starts: an address-space
- * (memory) cap, a CPU-time cap and a file-size (output) cap through `prlimit`, and a fresh network namespace with no
- * interfaces through `unshare --net` (root only), so a hostile file cannot make an engine fetch a
- * URL or exhaust the machine's memory. Both tools exec the engine in place, so the engine keeps the
- * pid and process group runProcess kills on timeout.
+ * (memory) cap, a CPU-time cap and a file-size (output) cap through `prlimit`, and a fresh network
+ * namespace with no interfaces through `unshare --net` (root only), so a hostile file cannot make
+ * an engine fetch a URL or exhaust the machine's memory or disk. Both tools exec the engine in
+ * place, so the engine keeps the pid and process group runProcess kills on timeout.
  */
 export interface EngineLimits {
   /** Address-space cap per engine process in bytes; null for none (engines that reserve huge virtual memory). */
