@@ -1,3 +1,6 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { networkInterfaces } from 'node:os';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isTestLoopback, TEST_LOOPBACK_ENV } from '../../src/intake/loopback.js';
@@ -15,6 +18,9 @@ import {
 } from './helpers.js';
 
 const CSV = 'name,qty\napple,3\npear,5\n';
+const hasIpv6Loopback = Object.values(networkInterfaces()).some((list) =>
+  list?.some((i) => i.family === 'IPv6' && i.address === '::1'),
+);
 
 let origin: Awaited<ReturnType<typeof startOrigin>>;
 let canary: Awaited<ReturnType<typeof startCanary>>;
@@ -70,6 +76,21 @@ describe(`${TEST_LOOPBACK_ENV}=1`, () => {
       { name: 'apple', qty: 3 },
       { name: 'pear', qty: 5 },
     ]);
+  });
+
+  it.skipIf(!hasIpv6Loopback)('converts a file served on [::1] (needs IPv6 loopback)', async () => {
+    const v6 = createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/csv' });
+      res.end(CSV);
+    });
+    await new Promise<void>((resolve) => v6.listen(0, '::1', resolve));
+    try {
+      const res = await fromUrl(server.url, `http://[::1]:${(v6.address() as AddressInfo).port}/t.csv`);
+      expect(res.status, res.text).toBe(202);
+      expect((await waitDone(server.url, res.json.request_id)).status).toBe('succeeded');
+    } finally {
+      await closeServer(v6);
+    }
   });
 
   it('still blocks every other private and loopback address, redirects included', async () => {
