@@ -51,7 +51,10 @@ function libraryVersion(name: string): string {
   return 'unknown';
 }
 
-/** The worker module: compiled next to this file in a build, TypeScript through tsx in a checkout. */
+/**
+ * The worker module: TypeScript through tsx in a checkout; in a build, dist/converters/data/worker.js
+ * beside this converter's own entry (tsup.config.ts builds each converter and worker as an entry).
+ */
 function workerFile(): string {
   const here = fileURLToPath(import.meta.url);
   return here.endsWith('.ts')
