@@ -1,6 +1,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { replacementPairs } from '../../src/fonts/catalog.js';
 
 /**
  * A fresh LibreOffice user profile for one run. Each run gets its own so parallel runs never fight
@@ -38,11 +39,36 @@ const LOCKED_DOWN: Setting[] = [
   ['/org.openoffice.Inet/Settings', 'ooInetNoProxy', ''],
 ];
 
-export function registryModifications(settings: readonly Setting[] = LOCKED_DOWN): string {
-  const items = settings.map(
-    ([path, name, value]) =>
-      `<item oor:path="${path}"><prop oor:name="${name}" oor:op="fuse"><value>${value}</value></prop></item>`,
+const FONT_PAIRS = '/org.openoffice.Office.Common/Font/Substitution/FontPairs';
+
+function escapeXml(text: string): string {
+  return text.replace(/[<>&"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+
+const prop = (name: string, value: string) =>
+  `<prop oor:name="${name}" oor:op="fuse"><value>${escapeXml(value)}</value></prop>`;
+
+/**
+ * LibreOffice's font replacement table (Tools > Options > Fonts): each font documents name that a
+ * free system lacks, drawn with its closest installed face rather than the first face fontconfig
+ * ranks. Always=false keeps a font that is really installed.
+ */
+export function fontReplacementItems(pairs = replacementPairs()): string[] {
+  const table = pairs.map(
+    ([font, substitute], i) =>
+      `<item oor:path="${FONT_PAIRS}"><node oor:name="_${i}" oor:op="replace">${prop('Always', 'false')}${prop('OnScreenOnly', 'false')}${prop('ReplaceFont', font)}${prop('SubstituteFont', substitute)}</node></item>`,
   );
+  return [
+    `<item oor:path="/org.openoffice.Office.Common/Font/Substitution">${prop('Replacement', 'true')}</item>`,
+    ...table,
+  ];
+}
+
+export function registryModifications(settings: readonly Setting[] = LOCKED_DOWN): string {
+  const items = [
+    ...settings.map(([path, name, value]) => `<item oor:path="${path}">${prop(name, value)}</item>`),
+    ...fontReplacementItems(),
+  ];
   return [
     '<?xml version="1.0" encoding="UTF-8"?>',
     '<oor:items xmlns:oor="http://openoffice.org/2001/registry" xmlns:xs="http://www.w3.org/2001/XMLSchema" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance">',

@@ -1,0 +1,77 @@
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { replacementPairs } from './catalog.js';
+
+/**
+ * The fontconfig file every engine process gets through FONTCONFIG_FILE: the system's own
+ * configuration, then one rule per replaced font, so LibreOffice, Chromium, librsvg and ImageMagick
+ * draw a missing Calibri with Carlito, a missing SimSun with Noto Serif CJK SC, and so on, instead
+ * of whichever face fontconfig ranks first.
+ */
+
+export interface FontconfigVariant {
+  /**
+   * False for engines that cannot put colour glyphs (bitmap emoji) into their output: colour fonts
+   * are hidden from them, so emoji fall back to an outline face instead of vanishing.
+   */
+  colorGlyphs?: boolean;
+}
+
+const SYSTEM_CONFIG = '/etc/fonts/fonts.conf';
+
+function escapeXml(text: string): string {
+  return text.replace(/[<>&"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+
+/** The fontconfig XML for a variant. */
+export function fontconfigXml(variant: FontconfigVariant = {}): string {
+  // `accept` puts the substitute right after the named family with the same binding: a machine
+  // that has the real font keeps it, one without gets the substitute before any generic default.
+  const aliases = replacementPairs().map(
+    ([font, substitute]) =>
+      `  <alias binding="same"><family>${escapeXml(font)}</family><accept><family>${escapeXml(substitute)}</family></accept></alias>`,
+  );
+  const hideColor =
+    variant.colorGlyphs === false
+      ? [
+          '  <selectfont><rejectfont><pattern><patelt name="color"><bool>true</bool></patelt></pattern></rejectfont></selectfont>',
+        ]
+      : [];
+  return [
+    '<?xml version="1.0"?>',
+    '<!DOCTYPE fontconfig SYSTEM "urn:fontconfig:fonts.dtd">',
+    '<!-- Written by fileconv: the system configuration, then its font replacements. -->',
+    '<fontconfig>',
+    `  <include ignore_missing="yes">${SYSTEM_CONFIG}</include>`,
+    ...hideColor,
+    ...aliases,
+    '</fontconfig>',
+    '',
+  ].join('\n');
+}
+
+/**
+ * Path of the fontconfig file for a variant, written on first use into a folder named after its
+ * content hash (so versions never clash) and written again if something removed it.
+ */
+export function fontconfigFile(variant: FontconfigVariant = {}): string {
+  const xml = fontconfigXml(variant);
+  const hash = createHash('sha256').update(xml).digest('hex').slice(0, 12);
+  const dir = join(process.env.FILECONV_TMPDIR ?? tmpdir(), `fileconv-fonts-${hash}`);
+  const file = join(dir, 'fonts.conf');
+  if (!existsSync(file)) {
+    mkdirSync(dir, { recursive: true });
+    // Written aside and renamed, so a concurrent reader never sees half a file.
+    const partial = join(dir, `fonts.conf.${process.pid}.tmp`);
+    writeFileSync(partial, xml);
+    renameSync(partial, file);
+  }
+  return file;
+}
+
+/** Environment that points an engine at the project's fontconfig file. */
+export function fontconfigEnv(variant: FontconfigVariant = {}): Record<string, string> {
+  return { FONTCONFIG_FILE: fontconfigFile(variant) };
+}
