@@ -2,6 +2,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { replacementPairs } from '../../src/fonts/catalog.js';
+import { escapeXml } from '../../src/fonts/fontconfig.js';
 
 /**
  * A fresh LibreOffice user profile for one run. Each run gets its own so parallel runs never fight
@@ -40,10 +41,6 @@ const LOCKED_DOWN: Setting[] = [
 ];
 
 const FONT_PAIRS = '/org.openoffice.Office.Common/Font/Substitution/FontPairs';
-
-function escapeXml(text: string): string {
-  return text.replace(/[<>&"']/g, (c) => `&#${c.charCodeAt(0)};`);
-}
 
 const prop = (name: string, value: string) =>
   `<prop oor:name="${name}" oor:op="fuse"><value>${escapeXml(value)}</value></prop>`;

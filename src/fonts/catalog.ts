@@ -55,8 +55,7 @@ export const FONT_PACKAGES: readonly FontPackage[] = [
       'Noto Sans Armenian',
       'Noto Sans Georgian',
     ],
-    covers:
-      'Arabic, Hebrew, Devanagari, Bengali, Tamil and the other Indic scripts, Thai, Lao, Khmer, Myanmar, Ethiopic, Armenian, Georgian and about 150 more',
+    covers: 'Arabic, Hebrew, Indic scripts, Thai, Lao, Khmer, Myanmar, Ethiopic, Armenian, Georgian and more',
     breaks: 'text in these scripts prints as empty boxes (the text layer keeps it, the page does not)',
   },
   {
@@ -79,8 +78,8 @@ export const FONT_PACKAGES: readonly FontPackage[] = [
   },
 ];
 
-/** Every font package, for `doctor --install`. */
-export const FONT_PACKAGE_NAMES: readonly string[] = FONT_PACKAGES.map((p) => p.package);
+/** What `doctor --install` adds for fonts: the packages, and fontconfig for fc-list and fc-match. */
+export const FONT_PACKAGE_NAMES: readonly string[] = ['fontconfig', ...FONT_PACKAGES.map((p) => p.package)];
 
 export interface FontReplacement {
   /** Families documents name (Office, Windows and macOS fonts). */

@@ -19,9 +19,16 @@ export interface FontconfigVariant {
   colorGlyphs?: boolean;
 }
 
-const SYSTEM_CONFIG = '/etc/fonts/fonts.conf';
+/**
+ * The configuration the project's rules build on: the system's, or the one FONTCONFIG_FILE names
+ * for fileconv itself, so a host that tuned its fonts keeps its tuning.
+ */
+function baseConfig(): string {
+  return process.env.FONTCONFIG_FILE || '/etc/fonts/fonts.conf';
+}
 
-function escapeXml(text: string): string {
+/** Text made safe for XML element content and attribute values. */
+export function escapeXml(text: string): string {
   return text.replace(/[<>&"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
@@ -42,9 +49,9 @@ export function fontconfigXml(variant: FontconfigVariant = {}): string {
   return [
     '<?xml version="1.0"?>',
     '<!DOCTYPE fontconfig SYSTEM "urn:fontconfig:fonts.dtd">',
-    '<!-- Written by fileconv: the system configuration, then its font replacements. -->',
+    '<!-- Written by fileconv: the base configuration, then its font replacements. -->',
     '<fontconfig>',
-    `  <include ignore_missing="yes">${SYSTEM_CONFIG}</include>`,
+    `  <include ignore_missing="yes">${escapeXml(baseConfig())}</include>`,
     ...hideColor,
     ...aliases,
     '</fontconfig>',
