@@ -19,13 +19,15 @@ export interface FontconfigVariant {
   colorGlyphs?: boolean;
 }
 
+/** For engines that cannot draw colour glyphs into their output: emoji come from an outline face. */
+export const OUTLINE_EMOJI: FontconfigVariant = { colorGlyphs: false };
+
 /**
- * The configuration the project's rules build on: the system's, or the one FONTCONFIG_FILE names
- * for fileconv itself, so a host that tuned its fonts keeps its tuning.
+ * The configuration the project's rules build on: the system's, or the one FONTCONFIG_FILE named
+ * when fileconv started, so a host that tuned its fonts keeps its tuning. Read once, before
+ * useFontconfigInProcess may point FONTCONFIG_FILE at the project's own file.
  */
-function baseConfig(): string {
-  return process.env.FONTCONFIG_FILE || '/etc/fonts/fonts.conf';
-}
+const BASE_CONFIG = process.env.FONTCONFIG_FILE || '/etc/fonts/fonts.conf';
 
 /** Text made safe for XML element content and attribute values. */
 export function escapeXml(text: string): string {
@@ -51,7 +53,7 @@ export function fontconfigXml(variant: FontconfigVariant = {}): string {
     '<!DOCTYPE fontconfig SYSTEM "urn:fontconfig:fonts.dtd">',
     '<!-- Written by fileconv: the base configuration, then its font replacements. -->',
     '<fontconfig>',
-    `  <include ignore_missing="yes">${escapeXml(baseConfig())}</include>`,
+    `  <include ignore_missing="yes">${escapeXml(BASE_CONFIG)}</include>`,
     ...hideColor,
     ...aliases,
     '</fontconfig>',
@@ -77,6 +79,19 @@ export function fontconfigFile(variant: FontconfigVariant = {}): string {
   }
   return file;
 }
+
+/**
+ * Points fontconfig inside this process (libvips drawing SVG text through librsvg) at the
+ * project's file. fontconfig reads the variable once, at its first use, so this runs before any
+ * in-process text rendering; later calls change nothing.
+ */
+export function useFontconfigInProcess(variant: FontconfigVariant = {}): void {
+  if (inProcess) return;
+  inProcess = true;
+  process.env.FONTCONFIG_FILE = fontconfigFile(variant);
+}
+
+let inProcess = false;
 
 /** Environment that points an engine at the project's fontconfig file. */
 export function fontconfigEnv(variant: FontconfigVariant = {}): Record<string, string> {

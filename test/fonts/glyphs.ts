@@ -52,9 +52,12 @@ export function fontsCovering(chars: readonly string[]): Set<string> {
   return keys;
 }
 
-/** Characters that must have a glyph: no spaces, no invisible direction or joiner marks. */
+/**
+ * Characters that must have a glyph: no spaces, no invisible direction or joiner marks, and no
+ * U+FFFD, which poppler writes where a PDF does not say which character a glyph is.
+ */
 export function inkedChars(text: string): string[] {
-  return [...text].filter((c) => !/[\s\p{Cf}]/u.test(c));
+  return [...text].filter((c) => !/[\s\p{Cf}\uFFFD]/u.test(c));
 }
 
 export interface TextRun {
