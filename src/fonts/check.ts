@@ -14,8 +14,11 @@ export interface FontReport {
   packages: FontPackageStatus[];
 }
 
-/** Every family name fontconfig lists, as the engines see it (through the project's fontconfig file). */
-async function installedFamilies(): Promise<Set<string> | string> {
+/**
+ * Every family name fontconfig lists, as the engines see it (through the project's fontconfig
+ * file), or why it could not tell.
+ */
+export async function installedFamilies(): Promise<Set<string> | string> {
   const fcList = findBinary(['fc-list']);
   if (!fcList) return 'fc-list (package fontconfig) not found';
   const r = await execa(fcList, [':', 'family'], {
