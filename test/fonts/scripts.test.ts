@@ -77,9 +77,10 @@ describe('the glyph check', () => {
     const conf = join(dir, 'without-script-fonts.conf');
     writeFileSync(conf, WITHOUT_SCRIPT_FONTS);
     const out = join(dir, 'boxes.pdf');
-    // Its own process, so its LibreOffice starts with this fontconfig setup.
+    // Its own process, so its LibreOffice starts with this fontconfig setup; the fontconfig file
+    // fileconv writes on top of it goes to this test's folder.
     const r = await execa('node', [BIN, 'convert', inputs.get('html')!, out], {
-      env: { FONTCONFIG_FILE: conf },
+      env: { FONTCONFIG_FILE: conf, FILECONV_TMPDIR: dir },
       reject: false,
       stdin: 'ignore',
     });
