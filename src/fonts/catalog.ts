@@ -67,14 +67,15 @@ export const FONT_PACKAGES: readonly FontPackage[] = [
   {
     package: 'fonts-noto-color-emoji',
     families: ['Noto Color Emoji'],
-    covers: 'colour emoji for the HTML and SVG renderers',
-    breaks: 'emoji print as boxes or vanish from web pages and SVG',
+    covers: 'colour emoji for engines that keep colour glyphs (Chromium, SVG to PDF)',
+    breaks: 'emoji print as boxes in web pages and SVG converted to PDF',
   },
   {
     package: 'fonts-symbola',
     families: ['Symbola'],
-    covers: 'emoji and symbols as outlines, for LibreOffice, whose PDF export drops colour glyphs',
-    breaks: 'emoji vanish from office documents converted to PDF',
+    covers:
+      'emoji and symbols as outlines, for engines that drop or break colour glyphs (LibreOffice, SVG to images)',
+    breaks: 'emoji vanish from office documents converted to PDF and from SVG rendered to images',
   },
 ];
 
