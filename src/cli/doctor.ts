@@ -97,7 +97,7 @@ async function doctorCommand(flags: DoctorFlags): Promise<number> {
       resetCatalog();
       engines = await probeEngines();
     } else if (!flags.json) {
-      console.log('every engine package is installed');
+      console.log('every engine and font package is installed');
     }
   }
   const missingEngines = engines.filter((e) => !e.probe.ok);

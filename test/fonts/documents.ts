@@ -1,8 +1,6 @@
-import { createWriteStream } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
-import { pipeline } from 'node:stream/promises';
-import yazl from 'yazl';
 import { escapeXml } from '../../src/fonts/fontconfig.js';
+import { writeOdfPackage } from '../../src/selftest/containers.js';
 
 /** One line of the test document: a script, a phrase in it, and its language tag. */
 export interface ScriptLine {
@@ -72,24 +70,9 @@ function content(body: string, automatic: string): string {
 <office:document-content ${NS} office:version="1.2">${FONT_FACES}<office:automatic-styles>${automatic}</office:automatic-styles><office:body>${body}</office:body></office:document-content>`;
 }
 
-async function writeOdf(path: string, mime: string, contentXml: string): Promise<void> {
-  const manifest = `<?xml version="1.0" encoding="UTF-8"?>
-<manifest:manifest xmlns:manifest="urn:oasis:names:tc:opendocument:xmlns:manifest:1.0" manifest:version="1.2">
- <manifest:file-entry manifest:full-path="/" manifest:media-type="${mime}"/>
- <manifest:file-entry manifest:full-path="content.xml" manifest:media-type="text/xml"/>
-</manifest:manifest>`;
-  const zip = new yazl.ZipFile();
-  // ODF wants the mimetype entry first and stored.
-  zip.addBuffer(Buffer.from(mime), 'mimetype', { compress: false });
-  zip.addBuffer(Buffer.from(manifest), 'META-INF/manifest.xml');
-  zip.addBuffer(Buffer.from(contentXml), 'content.xml');
-  zip.end();
-  await pipeline(zip.outputStream, createWriteStream(path));
-}
-
 export function writeOdt(path: string): Promise<void> {
   const body = `<office:text>${paragraphs()}</office:text>`;
-  return writeOdf(
+  return writeOdfPackage(
     path,
     'application/vnd.oasis.opendocument.text',
     content(body, styles('paragraph', '12pt')),
@@ -103,7 +86,7 @@ export function writeOds(path: string): Promise<void> {
   const column =
     '<style:style style:name="Wide" style:family="table-column"><style:table-column-properties style:column-width="12cm"/></style:style>';
   const body = `<office:spreadsheet><table:table table:name="Scripts"><table:table-column table:style-name="Wide"/>${rows}</table:table></office:spreadsheet>`;
-  return writeOdf(
+  return writeOdfPackage(
     path,
     'application/vnd.oasis.opendocument.spreadsheet',
     content(body, column + styles('table-cell', '12pt')),
@@ -113,7 +96,7 @@ export function writeOds(path: string): Promise<void> {
 export function writeOdp(path: string): Promise<void> {
   const frame = `<draw:frame svg:x="1cm" svg:y="0.5cm" svg:width="26cm" svg:height="18cm"><draw:text-box>${paragraphs()}</draw:text-box></draw:frame>`;
   const body = `<office:presentation><draw:page draw:name="scripts">${frame}</draw:page></office:presentation>`;
-  return writeOdf(
+  return writeOdfPackage(
     path,
     'application/vnd.oasis.opendocument.presentation',
     content(body, styles('paragraph', '14pt')),
