@@ -78,8 +78,8 @@ describe('the glyph check', () => {
     writeFileSync(conf, WITHOUT_SCRIPT_FONTS);
     const out = join(dir, 'boxes.pdf');
     // Its own process, so its LibreOffice starts with this fontconfig setup; the fontconfig file
-    // fileconv writes on top of it goes to this test's folder.
-    const r = await execa('node', [BIN, 'convert', inputs.get('html')!, out], {
+    // fileconv writes on top of it goes to this test's folder. ODT, which only LibreOffice renders.
+    const r = await execa('node', [BIN, 'convert', inputs.get('odt')!, out], {
       env: { FONTCONFIG_FILE: conf, FILECONV_TMPDIR: dir },
       reject: false,
       stdin: 'ignore',
@@ -99,6 +99,8 @@ describe('the glyph check', () => {
     ]) {
       expect(report.problems.join('\n')).toContain(`${script}: no embedded font covers it`);
     }
+    // Both the font check and the pixel check see the boxes.
     expect(report.problems.some((p) => p.includes('which has no glyphs for it (boxes)'))).toBe(true);
+    expect(report.problems.some((p) => p.endsWith('is drawn as missing-glyph boxes'))).toBe(true);
   }, 120_000);
 });
