@@ -5,7 +5,7 @@ import { execa } from 'execa';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createLockedProfile } from '../../converters/office/profile.js';
 import { fileScopedDir } from '../helpers/office.js';
-import { embeddedFonts } from './glyphs.js';
+import { embeddedFonts } from './pdf-fonts.js';
 
 /*
  * LibreOffice's own replacement table, written into every profile fileconv makes, picks the
