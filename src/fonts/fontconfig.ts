@@ -1,5 +1,14 @@
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  renameSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { replacementPairs } from './catalog.js';
@@ -61,22 +70,45 @@ export function fontconfigXml(variant: FontconfigVariant = {}): string {
   ].join('\n');
 }
 
+/** Files written and checked by this process, by content hash. */
+const written = new Map<string, string>();
+
+/**
+ * A folder for the file that only this user can write: the shared temp folder is open to every
+ * local user, and a fontconfig file can name any font or configuration to load. One left by
+ * someone else (or a symlink) is passed over for a fresh private folder.
+ */
+function ownFolder(root: string, name: string): string {
+  const uid = process.getuid?.() ?? 0;
+  const dir = join(root, `${name}-${uid}`);
+  // Readable by all: engines may run as an unprivileged user.
+  mkdirSync(dir, { recursive: true, mode: 0o755 });
+  const info = lstatSync(dir);
+  if (info.isDirectory() && info.uid === uid && (info.mode & 0o022) === 0) return dir;
+  const fresh = mkdtempSync(join(root, `${name}-`));
+  chmodSync(fresh, 0o755);
+  return fresh;
+}
+
 /**
  * Path of the fontconfig file for a variant, written on first use into a folder named after its
- * content hash (so versions never clash) and written again if something removed it.
+ * content hash (so versions never clash), checked once per process, and written again if something
+ * removed it.
  */
 export function fontconfigFile(variant: FontconfigVariant = {}): string {
   const xml = fontconfigXml(variant);
   const hash = createHash('sha256').update(xml).digest('hex').slice(0, 12);
-  const dir = join(process.env.FILECONV_TMPDIR ?? tmpdir(), `fileconv-fonts-${hash}`);
+  const known = written.get(hash);
+  if (known && existsSync(known)) return known;
+  const dir = ownFolder(process.env.FILECONV_TMPDIR ?? tmpdir(), `fileconv-fonts-${hash}`);
   const file = join(dir, 'fonts.conf');
-  if (!existsSync(file)) {
-    mkdirSync(dir, { recursive: true });
+  if (!existsSync(file) || readFileSync(file, 'utf8') !== xml) {
     // Written aside and renamed, so a concurrent reader never sees half a file.
     const partial = join(dir, `fonts.conf.${process.pid}.tmp`);
-    writeFileSync(partial, xml);
+    writeFileSync(partial, xml, { mode: 0o644 });
     renameSync(partial, file);
   }
+  written.set(hash, file);
   return file;
 }
 

@@ -1,11 +1,9 @@
-import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
 import { afterAll, describe, expect, it } from 'vitest';
-import { FONT_PACKAGES, replacementPairs } from '../../src/fonts/catalog.js';
-import { fontconfigFile } from '../../src/fonts/fontconfig.js';
+import { FONT_PACKAGES } from '../../src/fonts/catalog.js';
 import { fileScopedDir } from '../helpers/office.js';
 
 const BIN = fileURLToPath(new URL('../../bin/fileconv', import.meta.url));
@@ -58,18 +56,4 @@ describe('fileconv doctor and fonts', () => {
     expect(text.stdout).toContain('no Carlito: Calibri documents reflow');
     expect(text.stdout).toContain('apt-get install -y --no-install-recommends fonts-crosextra-carlito');
   }, 60_000);
-});
-
-describe("the project's fontconfig file", () => {
-  it('sends every font of the replacement table to its substitute, for any fontconfig client', () => {
-    const conf = fontconfigFile();
-    const wrong = replacementPairs().filter(([font, substitute]) => {
-      const family = execFileSync('fc-match', ['--format=%{family}', font], {
-        encoding: 'utf8',
-        env: { ...process.env, FONTCONFIG_FILE: conf },
-      });
-      return !family.split(',').includes(substitute);
-    });
-    expect(wrong).toEqual([]);
-  });
 });

@@ -1,0 +1,61 @@
+import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { replacementPairs } from '../../src/fonts/catalog.js';
+import { fontconfigFile, fontconfigXml, OUTLINE_EMOJI } from '../../src/fonts/fontconfig.js';
+import { fileScopedDir } from '../helpers/office.js';
+
+const fixtures = fileScopedDir('fileconv-fonts-conf-');
+const before = process.env.FILECONV_TMPDIR;
+beforeAll(() => {
+  process.env.FILECONV_TMPDIR = fixtures.dir;
+});
+afterAll(() => {
+  if (before === undefined) delete process.env.FILECONV_TMPDIR;
+  else process.env.FILECONV_TMPDIR = before;
+  fixtures.cleanup();
+});
+
+function fcMatch(conf: string, pattern: string): string[] {
+  const out = execFileSync('fc-match', ['--format=%{family}', pattern], {
+    encoding: 'utf8',
+    env: { ...process.env, FONTCONFIG_FILE: conf },
+  });
+  return out.split(',');
+}
+
+describe("the project's fontconfig file", () => {
+  it('is not taken from a folder another user could have written', () => {
+    const xml = fontconfigXml(OUTLINE_EMOJI);
+    const hash = createHash('sha256').update(xml).digest('hex').slice(0, 12);
+    const planted = join(fixtures.dir, `fileconv-fonts-${hash}-${process.getuid?.() ?? 0}`);
+    mkdirSync(planted, { mode: 0o777 });
+    execFileSync('chmod', ['777', planted]);
+    writeFileSync(join(planted, 'fonts.conf'), '<fontconfig><dir>/planted</dir></fontconfig>');
+    const file = fontconfigFile(OUTLINE_EMOJI);
+    expect(dirname(file)).not.toBe(planted);
+    expect(readFileSync(file, 'utf8')).toBe(xml);
+  });
+
+  it('sends every font of the replacement table to its substitute, for any fontconfig client', () => {
+    const conf = fontconfigFile();
+    const wrong = replacementPairs().filter(
+      ([font, substitute]) => !fcMatch(conf, font).includes(substitute),
+    );
+    expect(wrong).toEqual([]);
+  });
+
+  it('hides colour fonts from engines that cannot draw them, so emoji come from an outline face', () => {
+    const emojiFaces = (conf: string) =>
+      execFileSync('fc-list', [':charset=1f600', 'family'], {
+        encoding: 'utf8',
+        env: { ...process.env, FONTCONFIG_FILE: conf },
+      });
+    expect(emojiFaces(fontconfigFile())).toContain('Noto Color Emoji');
+    const outline = emojiFaces(fontconfigFile(OUTLINE_EMOJI));
+    expect(outline).not.toContain('Noto Color Emoji');
+    expect(outline).toContain('Symbola');
+  });
+});
