@@ -1,4 +1,4 @@
-import { readdirSync } from 'node:fs';
+import { cpSync, readdirSync, statSync } from 'node:fs';
 import { defineConfig } from 'tsup';
 
 // Converters are discovered at run time from dist/converters, so each one is its own entry.
@@ -8,6 +8,9 @@ const converterEntries = Object.fromEntries(
     .map((f) => [`converters/${f.replace(/\.ts$/, '')}`, `converters/${f}`]),
 );
 
+/** The converters' files that are not TypeScript (the UNO bridge, ImageMagick's policy). */
+const RUNTIME_FILE = /\.(py|xml)$/;
+
 export default defineConfig({
   entry: { cli: 'src/cli/main.ts', index: 'src/index.ts', ...converterEntries },
   format: ['esm'],
@@ -16,5 +19,12 @@ export default defineConfig({
   splitting: true,
   sourcemap: true,
   clean: true,
-  dts: false,
+  dts: { entry: { index: 'src/index.ts' } },
+  // An installed package ships dist/ only: its runtime files go where dist/ looks for them.
+  onSuccess: async () => {
+    cpSync('converters', 'dist/converters', {
+      recursive: true,
+      filter: (src) => statSync(src).isDirectory() || RUNTIME_FILE.test(src),
+    });
+  },
 });

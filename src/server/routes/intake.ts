@@ -5,6 +5,7 @@ import { resolveFormat } from '../../formats/index.js';
 import { optionFamilies } from '../../plan/index.js';
 import type { Plan } from '../../run/types.js';
 import { type AppEnv, meteredAs, type ServerContext, type WriteOperation } from '../context.js';
+import { incomingOf } from '../incoming.js';
 import { parseConvertMeta } from '../meta.js';
 import { checkQuotaLeft, drawQuota, enforceWriteLimit, reportLimits } from '../metering.js';
 import { fetchSourceUrl } from '../source-url.js';
@@ -81,7 +82,7 @@ function readUpload(
   c: Parameters<MiddlewareHandler<AppEnv>>[0],
   key: string,
 ): Promise<ParsedUpload> {
-  const incoming = c.env.incoming;
+  const incoming = incomingOf(c);
   const tooBig = checkContentLength(incoming, ctx.config.maxUpload);
   if (tooBig) throw tooBig;
   return receiveUpload(incoming, ctx.blobs, key, ctx.config.maxUpload);
