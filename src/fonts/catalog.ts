@@ -7,7 +7,7 @@
 export interface FontPackage {
   /** Debian package. */
   package: string;
-  /** Families `doctor` looks for with fc-list; the first missing one is named. */
+  /** Families `doctor` looks for with fc-list; each missing one is named. */
   families: string[];
   /** What the package gives documents. */
   covers: string;

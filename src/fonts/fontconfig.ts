@@ -81,13 +81,13 @@ const written = new Map<string, string>();
 function ownFolder(root: string, name: string): string {
   const uid = process.getuid?.() ?? 0;
   const dir = join(root, `${name}-${uid}`);
-  // Readable by all: engines may run as an unprivileged user.
-  mkdirSync(dir, { recursive: true, mode: 0o755 });
+  mkdirSync(dir, { recursive: true });
   const info = lstatSync(dir);
-  if (info.isDirectory() && info.uid === uid && (info.mode & 0o022) === 0) return dir;
-  const fresh = mkdtempSync(join(root, `${name}-`));
-  chmodSync(fresh, 0o755);
-  return fresh;
+  const folder = info.isDirectory() && info.uid === uid ? dir : mkdtempSync(join(root, `${name}-`));
+  // Ours: writable by us only (whatever the umask), readable by all, as engines may run as an
+  // unprivileged user.
+  chmodSync(folder, 0o755);
+  return folder;
 }
 
 /**

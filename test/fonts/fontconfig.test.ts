@@ -1,10 +1,15 @@
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chownSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { replacementPairs } from '../../src/fonts/catalog.js';
-import { fontconfigFile, fontconfigXml, OUTLINE_EMOJI } from '../../src/fonts/fontconfig.js';
+import {
+  type FontconfigVariant,
+  fontconfigFile,
+  fontconfigXml,
+  OUTLINE_EMOJI,
+} from '../../src/fonts/fontconfig.js';
 import { fileScopedDir } from '../helpers/office.js';
 
 const fixtures = fileScopedDir('fileconv-fonts-conf-');
@@ -27,16 +32,30 @@ function fcMatch(conf: string, pattern: string): string[] {
 }
 
 describe("the project's fontconfig file", () => {
-  it('is not taken from a folder another user could have written', () => {
-    const xml = fontconfigXml(OUTLINE_EMOJI);
+  const planted = (variant: FontconfigVariant) => {
+    const xml = fontconfigXml(variant);
     const hash = createHash('sha256').update(xml).digest('hex').slice(0, 12);
-    const planted = join(fixtures.dir, `fileconv-fonts-${hash}-${process.getuid?.() ?? 0}`);
-    mkdirSync(planted, { mode: 0o777 });
-    execFileSync('chmod', ['777', planted]);
-    writeFileSync(join(planted, 'fonts.conf'), '<fontconfig><dir>/planted</dir></fontconfig>');
+    const dir = join(fixtures.dir, `fileconv-fonts-${hash}-${process.getuid?.() ?? 0}`);
+    mkdirSync(dir, { mode: 0o777 });
+    writeFileSync(join(dir, 'fonts.conf'), '<fontconfig><dir>/planted</dir></fontconfig>');
+    return { dir, xml };
+  };
+
+  // Making a folder owned by someone else takes root (as CI and doctor --install run).
+  it.skipIf(process.getuid?.() !== 0)('is not taken from a folder another user made', () => {
+    const { dir, xml } = planted(OUTLINE_EMOJI);
+    chownSync(dir, 65534, 65534);
     const file = fontconfigFile(OUTLINE_EMOJI);
-    expect(dirname(file)).not.toBe(planted);
+    expect(dirname(file)).not.toBe(dir);
     expect(readFileSync(file, 'utf8')).toBe(xml);
+  });
+
+  it('replaces what it finds in its own folder and closes the folder to others', () => {
+    const { dir, xml } = planted({});
+    const file = fontconfigFile();
+    expect(file).toBe(join(dir, 'fonts.conf'));
+    expect(readFileSync(file, 'utf8')).toBe(xml);
+    expect(statSync(dir).mode & 0o777).toBe(0o755);
   });
 
   it('sends every font of the replacement table to its substitute, for any fontconfig client', () => {
