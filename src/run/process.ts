@@ -2,6 +2,7 @@ import { accessSync, constants } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { execa } from 'execa';
 import type { EngineProbe, StepContext } from '../engine/contract.js';
+import { fontconfigEnv } from '../fonts/fontconfig.js';
 import { type EngineLimits, engineSandbox, sandboxedCommand } from './sandbox.js';
 
 export type { EngineLimits } from './sandbox.js';
@@ -48,7 +49,10 @@ export async function probeBinary(
 export interface RunProcessOptions {
   /** Working folder; defaults to ctx.workDir. */
   cwd?: string;
-  /** Extra environment; the engine gets a minimal one (PATH, HOME and TMPDIR in its workDir, UTF-8 locale). */
+  /**
+   * Extra environment; the engine gets a minimal one (PATH, HOME and TMPDIR in its workDir, UTF-8
+   * locale, and FONTCONFIG_FILE naming the project's font replacements).
+   */
   env?: Record<string, string>;
   /** Called with each line the process writes to stderr or stdout (for progress parsing). */
   onLine?: (line: string, stream: 'stdout' | 'stderr') => void;
@@ -101,6 +105,7 @@ export async function runProcess(
     LANG: 'C.UTF-8',
     LC_ALL: 'C.UTF-8',
     OMP_THREAD_LIMIT: '1',
+    ...fontconfigEnv(),
     ...options.env,
   };
   noteSandboxOnce(ctx);
