@@ -104,19 +104,66 @@ async function delimitedCounts(path: string, format: FormatId): Promise<FileCoun
   return { sheets: 1, rows: parsed.data.length };
 }
 
-async function mediaCounts(path: string, run: RunTool, video: boolean): Promise<FileCounts> {
-  const out = await run('ffprobe', ['-v', 'error', '-show_entries', 'format=duration', '-of', 'json', path]);
-  const duration = Number(out && (JSON.parse(out) as { format?: { duration?: string } }).format?.duration);
-  const counts: FileCounts = Number.isFinite(duration)
-    ? { duration_s: Math.round(duration * 100) / 100 }
-    : {};
+type Probe = { format?: { duration?: string }; streams?: Stream[] };
+type Stream = {
+  width?: number;
+  height?: number;
+  duration?: string;
+  sample_rate?: string;
+  nb_read_packets?: string;
+};
+
+const seconds = (s: number) => Math.round(s * 100) / 100;
+
+async function probe(run: RunTool, path: string, args: string[]): Promise<Probe | undefined> {
+  const out = await run('ffprobe', ['-v', 'error', ...args, '-of', 'json', path]);
+  return out ? (JSON.parse(out) as Probe) : undefined;
+}
+
+/**
+ * Length, and for video size and frames. `audioTrack` asks for the audio stream's length instead
+ * of the file's (a video's sound may be shorter than its picture). Raw AAC has no index, so its
+ * length is counted from its packets (1024 samples each) rather than estimated from the bitrate.
+ */
+async function mediaCounts(
+  path: string,
+  format: FormatId,
+  run: RunTool,
+  video: boolean,
+  audioTrack: boolean,
+) {
+  const counts: FileCounts = {};
+  if (format === 'aac') {
+    const a = (
+      await probe(run, path, [
+        '-select_streams',
+        'a:0',
+        '-count_packets',
+        '-show_entries',
+        'stream=sample_rate,nb_read_packets',
+      ])
+    )?.streams?.[0];
+    const duration = (Number(a?.nb_read_packets) * 1024) / Number(a?.sample_rate);
+    if (Number.isFinite(duration)) counts.duration_s = seconds(duration);
+    return counts;
+  }
+  const info = await probe(run, path, ['-show_entries', 'format=duration']);
+  const track = audioTrack
+    ? (await probe(run, path, ['-select_streams', 'a:0', '-show_entries', 'stream=duration']))?.streams?.[0]
+        ?.duration
+    : undefined;
+  const duration = Number(track ?? info?.format?.duration);
+  if (Number.isFinite(duration)) counts.duration_s = seconds(duration);
   if (!video) return counts;
-  const stream = await run('ffprobe', [
-    ...['-v', 'error', '-select_streams', 'v:0', '-count_packets'],
-    ...['-show_entries', 'stream=width,height,nb_read_packets', '-of', 'json', path],
-  ]);
-  type Stream = { width?: number; height?: number; nb_read_packets?: string };
-  const v = stream ? (JSON.parse(stream) as { streams?: Stream[] }).streams?.[0] : undefined;
+  const v = (
+    await probe(run, path, [
+      '-select_streams',
+      'v:0',
+      '-count_packets',
+      '-show_entries',
+      'stream=width,height,nb_read_packets',
+    ])
+  )?.streams?.[0];
   if (v?.width) counts.width = v.width;
   if (v?.height) counts.height = v.height;
   if (v?.nb_read_packets) counts.frames = Number(v.nb_read_packets);
@@ -132,8 +179,16 @@ async function pixelCounts(path: string): Promise<FileCounts> {
   return { ...size, frames: meta.pages, ...(delays ? { duration_s: Math.round(delays / 10) / 100 } : {}) };
 }
 
-/** Counts what a file of `format` shows; fields that cannot be read are left out, never guessed. */
-export async function countFile(path: string, format: FormatId, run: RunTool): Promise<FileCounts> {
+/**
+ * Counts what a file of `format` shows; fields that cannot be read are left out, never guessed.
+ * `audioTrack`: a video's length is its sound's (for a conversion to audio).
+ */
+export async function countFile(
+  path: string,
+  format: FormatId,
+  run: RunTool,
+  audioTrack = false,
+): Promise<FileCounts> {
   try {
     if (format === 'pdf') return await pdfCounts(path, run);
     if (format === 'xlsx') return await workbookCounts(path);
@@ -143,7 +198,8 @@ export async function countFile(path: string, format: FormatId, run: RunTool): P
     if (format === 'html') return { images: count(await readFile(path, 'utf8'), /<img\b/gi) };
     if (PIXEL_FORMATS.has(format)) return await pixelCounts(path);
     const family = getFormat(format)?.family;
-    if (family === 'audio' || family === 'video') return await mediaCounts(path, run, family === 'video');
+    if (family === 'audio' || family === 'video')
+      return await mediaCounts(path, format, run, family === 'video', audioTrack && family === 'video');
   } catch {
     // A file this module cannot parse has no counts; the conversion's own checks judged it already.
   }

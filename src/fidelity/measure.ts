@@ -85,7 +85,9 @@ export async function observe(input: FidelityInput, run: RunTool, withSource = t
   const first = input.outputs[0];
   if (!first) throw new Error('a conversion without outputs has nothing to measure');
   const [source, output, sourceWords, outputWords] = await Promise.all([
-    withSource ? countFile(input.source, input.from, run) : Promise.resolve<FileCounts>({}),
+    withSource
+      ? countFile(input.source, input.from, run, familyOf(input.to) === 'audio')
+      : Promise.resolve<FileCounts>({}),
     countFile(first, input.to, run),
     withSource ? wordsOf(input.source, input.from, run) : Promise.resolve(undefined),
     wordsOf(first, input.to, run),

@@ -14,7 +14,8 @@ const TEXT_PARTS: Partial<Record<FormatId, RegExp>> = {
   odt: /^content\.xml$/,
   odp: /^content\.xml$/,
   ods: /^content\.xml$/,
-  epub: /\.(x?html?|xml)$/i,
+  // The book's pages, not its package (content.opf, toc.ncx: identifiers, metadata).
+  epub: /\.x?html?$/i,
 };
 
 // Element ends that separate words (paragraphs, cells, breaks); every other tag joins its neighbours,
@@ -27,7 +28,7 @@ const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"'
 /** Markup to its text: separating tags become spaces, other tags vanish, entities are decoded. */
 export function markupText(xml: string): string {
   return xml
-    .replace(/<(script|style)\b[\s\S]*?<\/\1>/gi, ' ')
+    .replace(/<(script|style|head)\b[\s\S]*?<\/\1>/gi, ' ')
     .replace(SEPARATING_TAG, ' ')
     .replace(/<[^>]*>/g, '')
     .replace(/&(#x[0-9a-f]+|#\d+|[a-z]+);/gi, (m, e: string) => {
@@ -80,6 +81,11 @@ export function rtfText(rtf: string): string {
     .replace(/[{}]/g, '');
 }
 
+/** Markdown's text without what renders as no text: link and image targets, HTML tags. */
+export function markdownText(md: string): string {
+  return markupText(md.replace(/\]\([^)]*\)/g, '] ').replace(/^\s*\[[^\]]+\]:\s*\S+.*$/gm, ' '));
+}
+
 const PLAIN: ReadonlySet<FormatId> = new Set([
   'txt',
   'md',
@@ -116,16 +122,23 @@ export async function textOf(path: string, format: FormatId, run: RunTool): Prom
   const bytes = (await readFile(path)).subarray(0, Math.min(size, MAX_TEXT_BYTES));
   const text = bytes.toString(format === 'rtf' ? 'latin1' : 'utf8');
   if (format === 'rtf') return rtfText(text);
+  if (format === 'md') return markdownText(text);
   return MARKUP.has(format) ? markupText(text) : text;
 }
 
-/** The words of a text, case- and accent-form-folded, as a multiset. */
+/**
+ * The words of a text, case- and accent-form-folded, as a multiset. Decimal numbers count by
+ * value, since spreadsheets show 0.80 as 0.8.
+ */
 export function wordCounts(text: string): Map<string, number> {
   const counts = new Map<string, number>();
-  for (const w of text
-    .normalize('NFKC')
-    .toLowerCase()
-    .match(/[\p{L}\p{N}]+/gu) ?? []) {
+  const tokens =
+    text
+      .normalize('NFKC')
+      .toLowerCase()
+      .match(/\d+\.\d+|[\p{L}\p{N}]+/gu) ?? [];
+  for (const token of tokens) {
+    const w = /^\d+\.\d+$/.test(token) ? String(Number(token)) : token;
     counts.set(w, (counts.get(w) ?? 0) + 1);
   }
   return counts;
