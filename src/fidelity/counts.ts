@@ -190,7 +190,7 @@ export async function countFile(
   audioTrack = false,
 ): Promise<FileCounts> {
   try {
-    if (format === 'pdf') return await pdfCounts(path, run);
+    if (format === 'pdf' || format === 'pdfa') return await pdfCounts(path, run);
     if (format === 'xlsx') return await workbookCounts(path);
     if (format === 'csv' || format === 'tsv') return await delimitedCounts(path, format);
     if (format in MEDIA_FOLDERS) return await officeCounts(path, format);

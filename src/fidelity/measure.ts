@@ -68,7 +68,17 @@ export interface Observed {
 
 // Not data (JSON, YAML...): their keys repeat per record, so recall against a table says nothing.
 const TEXT_FAMILIES = new Set(['document', 'text', 'spreadsheet', 'presentation', 'ebook']);
-const PICTURE_TARGETS: ReadonlySet<FormatId> = new Set(['pdf', 'docx', 'odt', 'rtf', 'pptx', 'odp', 'epub']);
+const PDFS: ReadonlySet<FormatId> = new Set(['pdf', 'pdfa']);
+const PICTURE_TARGETS: ReadonlySet<FormatId> = new Set([
+  'pdf',
+  'pdfa',
+  'docx',
+  'odt',
+  'rtf',
+  'pptx',
+  'odp',
+  'epub',
+]);
 const MULTI_SHEET: ReadonlySet<FormatId> = new Set(['xlsx', 'ods', 'xls']);
 
 const familyOf = (f: FormatId) => getFormat(f)?.family;
@@ -133,11 +143,12 @@ export function judge(input: FidelityInput, seen: Observed): FidelityMeasure[] {
   }
 
   if (src.pages !== undefined && !o.pages) {
-    const pageImages = toFamily === 'image' && seen.outputs > 1;
+    // Pages become images one file each; a one-page PDF gives one.
+    const pageImages = toFamily === 'image' && (seen.outputs > 1 || from === 'pdf');
     if (pageImages || (from === 'pdf' && (to === 'pptx' || to === 'odp'))) {
       const got = pageImages ? seen.outputs : (dst.pages ?? 0);
       out.push(measure('pages', src.pages, got, '= source', got === src.pages));
-    } else if (dst.pages !== undefined && (to === 'pdf' || from === 'pdf')) {
+    } else if (dst.pages !== undefined && (PDFS.has(to) || PDFS.has(from))) {
       const ok = Math.abs(dst.pages - src.pages) <= FLOORS.pages_slack;
       out.push(measure('pages', src.pages, dst.pages, `source ± ${FLOORS.pages_slack}`, ok));
     }

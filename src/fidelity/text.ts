@@ -102,13 +102,18 @@ const MARKUP: ReadonlySet<FormatId> = new Set(['html', 'xml', 'svg', 'fb2']);
 /** The formats whose text this module can read. */
 export function hasReadableText(format: FormatId): boolean {
   return (
-    format === 'pdf' || format === 'rtf' || PLAIN.has(format) || MARKUP.has(format) || format in TEXT_PARTS
+    format === 'pdf' ||
+    format === 'pdfa' ||
+    format === 'rtf' ||
+    PLAIN.has(format) ||
+    MARKUP.has(format) ||
+    format in TEXT_PARTS
   );
 }
 
 /** The text a file shows, or undefined when its format's text cannot be read here. */
 export async function textOf(path: string, format: FormatId, run: RunTool): Promise<string | undefined> {
-  if (format === 'pdf') return run('pdftotext', ['-enc', 'UTF-8', '-q', path, '-']);
+  if (format === 'pdf' || format === 'pdfa') return run('pdftotext', ['-enc', 'UTF-8', '-q', path, '-']);
   const parts = TEXT_PARTS[format];
   if (parts) {
     const { texts } = await readZip(path, (name) => parts.test(name));
