@@ -1,6 +1,7 @@
 import type { Converter } from '../engine/contract.js';
 import { OPTION_SPECS } from '../engine/options.js';
 import { buildCatalog } from '../plan/graph.js';
+import { holdersText, KIND_RULES } from '../plan/meaning.js';
 import type { Plan } from '../run/types.js';
 
 function table(head: string[], rows: string[][]): string[] {
@@ -91,6 +92,39 @@ function optionSection(): string[] {
   return out;
 }
 
+function ruleSection(): string[] {
+  return [
+    '## Which chains are listed',
+    '',
+    'A chain of steps is listed only where every step keeps the meaning of the content. The planner',
+    'follows what the content is (its kind) from the source format through each step: a step either',
+    'keeps the kind, turns it into another (pages rendered to a picture, OCR, speech), or has no',
+    'sensible result, and then the chain is not offered. Each kind may only be written to the formats',
+    'that can hold it. The rules live in `src/plan/meaning.ts`; the excluded classes and the reason',
+    'for each are in the last column.',
+    '',
+    ...table(
+      ['kind', 'what it is', 'written as', 'turns into', 'not listed, and why'],
+      KIND_RULES.map((r) => [
+        `\`${r.kind}\``,
+        r.what,
+        holdersText(r),
+        Object.entries(r.turns)
+          .map(
+            ([action, turn]) => `${action}: ${turn.becomes}${turn.firstStepOnly ? ' (first step only)' : ''}`,
+          )
+          .join('; ') || 'nothing',
+        r.excludes,
+      ]),
+    ),
+    '',
+    'Step actions: `words` writes a document, text, data, spreadsheet, presentation or ebook format;',
+    '`image`, `audio` and `video` write that family; `ocr` reads text from a picture; `speak` and',
+    '`transcribe` are speech synthesis and speech recognition.',
+    '',
+  ];
+}
+
 function catalogSection(plans: Plan[]): string[] {
   const counts = new Map<string, number>();
   for (const p of plans) counts.set(p.family, (counts.get(p.family) ?? 0) + 1);
@@ -132,6 +166,7 @@ export function renderConversionsDoc(converters: Converter[]): string {
     '',
     ...converters.flatMap(engineSection),
     ...optionSection(),
+    ...ruleSection(),
     ...catalogSection(buildCatalog(converters)),
   ];
   return `${lines.join('\n').trimEnd()}\n`;
