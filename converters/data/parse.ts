@@ -30,18 +30,49 @@ export function decodeText(bytes: Buffer, format: string): string {
   }
 }
 
-function parseXml(text: string): unknown {
-  // Entity declarations are how XML bombs and external-entity reads start; no data file needs them.
-  if (/<!DOCTYPE[\s\S]*?<!ENTITY/i.test(text)) {
-    throw new FileconvError(
-      'CONVERT_FAILED',
-      'XML with entity declarations (<!ENTITY in a DOCTYPE) is refused.',
-    );
+/**
+ * Where the DOCTYPE declaration ends (after its closing `>`), skipping quoted literals, comments
+ * and the internal subset's brackets, or -1 when it is not closed.
+ */
+function doctypeEnd(text: string, start: number): number {
+  let depth = 0;
+  let quote = '';
+  for (let i = start + '<!DOCTYPE'.length; i < text.length; i++) {
+    const c = text[i]!;
+    if (quote) {
+      if (c === quote) quote = '';
+    } else if (text.startsWith('<!--', i)) {
+      const close = text.indexOf('-->', i + 4);
+      if (close < 0) return -1;
+      i = close + 2;
+    } else if (c === '"' || c === "'") quote = c;
+    else if (c === '[') depth++;
+    else if (c === ']') depth--;
+    else if (c === '>' && depth <= 0) return i + 1;
   }
+  return -1;
+}
+
+/**
+ * The document without its DOCTYPE: DTDs are never fetched, read or applied, so entity bombs and
+ * external entities have nothing to expand; references to entities the DTD declared stay as text.
+ */
+export function withoutDoctype(text: string): string {
+  const start = text.search(/<!DOCTYPE\b/i);
+  if (start < 0) return text;
+  const end = doctypeEnd(text, start);
+  if (end < 0) throw malformed('XML', 'the DOCTYPE declaration is not closed.');
+  return text.slice(0, start) + text.slice(end);
+}
+
+function parseXml(source: string): unknown {
+  const text = withoutDoctype(source);
   const valid = XMLValidator.validate(text);
   if (valid !== true) throw malformed('XML', `${valid.err.msg} (line ${valid.err.line})`);
   const parser = new XMLParser({
-    processEntities: false,
+    // With the DOCTYPE gone only predefined, character and HTML named references are decoded.
+    processEntities: true,
+    htmlEntities: true,
     ignoreAttributes: false,
     ignoreDeclaration: true,
     ignorePiTags: true,
@@ -96,6 +127,24 @@ function parseJsonLines(text: string): unknown[] {
   return out;
 }
 
+/**
+ * JSON, or newline-delimited JSON saved as .json (one value a line, as logs and exports write it):
+ * read as JSON Lines, a list with one item a line. A single broken document keeps JSON's own error.
+ */
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (e) {
+    const lines = text.split(/\r?\n/).filter((l) => l.trim() !== '');
+    if (lines.length < 2 || !/^\s*[[{]/.test(lines[1]!)) throw e;
+    try {
+      return parseJsonLines(text);
+    } catch {
+      throw e;
+    }
+  }
+}
+
 /** Parses a text data format into plain values. */
 export function parseText(format: FormatId, text: string): unknown {
   switch (format) {
@@ -109,7 +158,7 @@ export function parseText(format: FormatId, text: string): unknown {
       return parseXml(text);
   }
   try {
-    if (format === 'json') return JSON.parse(text);
+    if (format === 'json') return parseJson(text);
     if (format === 'yaml') return parseYaml(text, { maxAliasCount: YAML_MAX_ALIASES, prettyErrors: false });
     if (format === 'toml') return parseToml(text);
   } catch (e) {

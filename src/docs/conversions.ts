@@ -92,6 +92,32 @@ function optionSection(): string[] {
   return out;
 }
 
+function dataSection(): string[] {
+  return [
+    '## Data to tables',
+    '',
+    'JSON, YAML, TOML, XML and JSON Lines become CSV, TSV or XLSX as follows:',
+    '',
+    '- A list gives one row per item; a list inside single-key wrappers (`{ "rows": [...] }`,',
+    '  `<rows><row>`) is found there. An object that is not such a wrapper (a `package.json`, an',
+    '  OpenAPI file) gives one row.',
+    '- Nested values are flattened into one column per leaf, named by its path with dots; list items',
+    '  by their index: `{"owner": {"name": "Tom"}, "tags": ["a", "b"]}` gives the columns',
+    '  `owner.name`, `tags.0`, `tags.1`. Empty lists and objects are written as `[]` and `{}`.',
+    '- A lone scalar (`42`) is refused: it is not a table.',
+    '',
+    'Newline-delimited JSON saved as `.json` (one value a line) is read as JSON Lines: a list with one',
+    'item per line, so `json` to `yaml` gives one YAML document holding a list, the same as `jsonl`',
+    'to `yaml`. One document keeps the order and is read back by every YAML reader; a stream of',
+    'documents is not.',
+    '',
+    'XML is read without its DOCTYPE: a DTD is never fetched, read or applied, so references to',
+    'entities it declares stay as text (`&version;`); the predefined, numeric and HTML named',
+    'references are decoded.',
+    '',
+  ];
+}
+
 function ruleSection(): string[] {
   return [
     '## Which chains are listed',
@@ -166,6 +192,7 @@ export function renderConversionsDoc(converters: Converter[]): string {
     '',
     ...converters.flatMap(engineSection),
     ...optionSection(),
+    ...dataSection(),
     ...ruleSection(),
     ...catalogSection(buildCatalog(converters)),
   ];
