@@ -16,6 +16,7 @@ export type ContentKind =
   | 'recording'
   | 'speech'
   | 'motion'
+  | 'clip'
   | 'recognised'
   | 'transcript';
 
@@ -107,7 +108,7 @@ export const KIND_RULES: readonly KindRule[] = [
       image: { becomes: 'picture' },
       words: { becomes: 'picture' },
       ocr: { becomes: 'recognised' },
-      video: { becomes: 'motion' },
+      video: { becomes: 'clip' },
     },
     excludes: 'As a picture; in addition an animation becomes a video (gif to mp4, webm).',
   },
@@ -141,6 +142,13 @@ export const KIND_RULES: readonly KindRule[] = [
     turns: { video: { becomes: 'motion' }, audio: { becomes: 'recording' }, image: { becomes: 'frame' } },
     excludes:
       'A video gives a video, its soundtrack, a frame or the transcript of its speech; never a document.',
+  },
+  {
+    kind: 'clip',
+    what: 'a video made from an animation',
+    holders: { families: ['video'] },
+    turns: { video: { becomes: 'clip' } },
+    excludes: 'It has no sound, so it never gives audio; its frames are the animation the user gave.',
   },
   {
     kind: 'recognised',

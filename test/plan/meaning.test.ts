@@ -76,6 +76,8 @@ describe('the catalog rule on the declared engines', () => {
     'mp4-mp3',
     'mp4-gif',
     'mp3-txt',
+    'gif-mp4',
+    'gif-webm',
   ])('lists %s', (key) => {
     expect(keys.has(key)).toBe(true);
   });
@@ -93,6 +95,9 @@ describe('the catalog rule on the declared engines', () => {
     'xlsx-epub',
     'mp4-pdf',
     'mp3-docx',
+    'png-mp4',
+    'jpg-webm',
+    'gif-mp3',
   ])('does not list %s', (key) => {
     expect(keys.has(key)).toBe(false);
   });
