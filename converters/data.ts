@@ -98,7 +98,7 @@ export default defineConverter({
     const libs = ['yaml', 'smol-toml', 'fast-xml-parser', 'papaparse', 'exceljs'];
     return { ok: true, path: 'in-process', version: libs.map((l) => `${l} ${libraryVersion(l)}`).join(', ') };
   },
-  async run({ edge, input, outDir }, ctx) {
+  async run({ edge, input, outDir, options }, ctx) {
     const { size } = await stat(input);
     if (size > MAX_INPUT_BYTES) {
       throw new FileconvError(
@@ -109,7 +109,10 @@ export default defineConverter({
     let value: unknown;
     if (edge.from === 'xlsx') {
       await checkWorkbook(input);
-      value = await readWorkbook(input);
+      const { records, sheet } = await readWorkbook(input, options.sheet);
+      const why = options.sheet !== undefined ? 'as asked' : 'the first sheet with data';
+      ctx.log(`sheet ${sheet.position} of ${sheet.of}, "${sheet.name}" (${why})`);
+      value = records;
     } else {
       value = parseText(edge.from, decodeText(await readFile(input), edge.from.toUpperCase()));
     }

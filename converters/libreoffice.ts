@@ -49,8 +49,6 @@ const EXPORT: Record<Module, Partial<Record<FormatId, string>>> = {
     xls: 'MS Excel 97',
     xlsx: 'Calc MS Excel 2007 XML',
     ods: 'calc8',
-    csv: `Text - txt - csv (StarCalc):${csvOptions(44)}`,
-    tsv: `Text - txt - csv (StarCalc):${csvOptions(9)}`,
   },
   impress: {
     pdf: 'impress_pdf_Export',
@@ -86,14 +84,17 @@ function familyEdges(
 }
 
 const WRITER_FORMATS: FormatId[] = ['doc', 'docx', 'odt', 'rtf', 'txt', 'html'];
-const CALC_FORMATS: FormatId[] = ['xls', 'xlsx', 'ods', 'csv', 'tsv'];
+const WORKBOOK_FORMATS: FormatId[] = ['xls', 'xlsx', 'ods'];
+const CALC_FORMATS: FormatId[] = [...WORKBOOK_FORMATS, 'csv', 'tsv'];
 const IMPRESS_FORMATS: FormatId[] = ['ppt', 'pptx', 'odp'];
 
 const EDGES: ConversionEdge[] = [
   ...familyEdges(WRITER_FORMATS, [...WRITER_FORMATS, 'pdf'], (from) =>
     from === 'txt' ? 'text' : 'document',
   ),
-  ...familyEdges(CALC_FORMATS, [...CALC_FORMATS, 'pdf'], () => 'spreadsheet'),
+  // A workbook becomes one table through xlsx and the data engine, which picks the sheet (the
+  // first with data, or options.sheet): LibreOffice's CSV export takes the first sheet, empty or not.
+  ...familyEdges(CALC_FORMATS, [...WORKBOOK_FORMATS, 'pdf'], () => 'spreadsheet'),
   ...familyEdges(IMPRESS_FORMATS, [...IMPRESS_FORMATS, 'pdf'], () => 'presentation'),
 ];
 

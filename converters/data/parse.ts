@@ -183,9 +183,44 @@ function cellToValue(v: ExcelJS.CellValue): unknown {
   return String(v);
 }
 
-/** The first sheet of a workbook as records keyed by its first row, read as a stream. */
-export async function readWorkbook(path: string): Promise<DataRecord[]> {
-  const rows: unknown[][] = [];
+/** The sheet a workbook conversion used: its name and 1-based position in the workbook's tab order. */
+export interface ChosenSheet {
+  name: string;
+  position: number;
+  /** Sheets in the workbook. */
+  of: number;
+}
+
+export interface WorkbookTable {
+  records: DataRecord[];
+  sheet: ChosenSheet;
+}
+
+interface SheetRows {
+  name: string;
+  position: number;
+  hidden: boolean;
+  rows: unknown[][];
+}
+
+function hasData(rows: readonly unknown[][]): boolean {
+  return rows.some((r) => r.some((v) => v !== null && v !== ''));
+}
+
+/** Sheets as the workbook lists them (tab order), with their names; the reader's own model. */
+interface ReaderModel {
+  model?: { sheets?: { name: string }[] };
+}
+
+/**
+ * One sheet of a workbook as records keyed by its first row, read as a stream. `wanted` names the
+ * sheet (an exact name first, else a 1-based position); without it, the first visible sheet that
+ * holds data, so an empty cover sheet does not give an empty table. Only the chosen sheet's rows
+ * are kept.
+ */
+export async function readWorkbook(path: string, wanted?: string): Promise<WorkbookTable> {
+  const seen: { name: string; position: number }[] = [];
+  let chosen: SheetRows | undefined;
   try {
     const reader = new ExcelJS.stream.xlsx.WorkbookReader(path, {
       sharedStrings: 'cache',
@@ -195,19 +230,49 @@ export async function readWorkbook(path: string): Promise<DataRecord[]> {
       entries: 'emit',
     });
     for await (const sheet of reader) {
+      const tabs = (reader as unknown as ReaderModel).model?.sheets ?? [];
+      // the stream reader sets both from workbook.xml; its typings leave them out
+      const { name, state = 'visible' } = sheet as unknown as { name: string; state?: string };
+      const index = tabs.findIndex((t) => t.name === name);
+      const position = index >= 0 ? index + 1 : seen.length + 1;
+      seen.push({ name, position });
+      const picked = wanted !== undefined;
+      const skip =
+        (picked && name !== wanted && String(position) !== wanted) ||
+        (!picked && chosen !== undefined && chosen.position < position);
+      const rows: unknown[][] = [];
+      // A skipped sheet is still read through: the reader may have parked it in a temp file that
+      // it removes once the sheet's turn is over.
       for await (const row of sheet) {
+        if (skip) continue;
         const values = Array.isArray(row.values) ? row.values.slice(1) : [];
         rows.push(Array.from(values, (v) => cellToValue(v as ExcelJS.CellValue)));
       }
-      break; // first sheet only
+      if (skip) continue;
+      const candidate = { name, position, hidden: state !== 'visible', rows };
+      if (picked) {
+        // an exact name beats a sheet whose position happens to be the same digits
+        if (!chosen || name === wanted) chosen = candidate;
+      } else if (!candidate.hidden && hasData(rows)) chosen = candidate;
     }
   } catch (e) {
     if (e instanceof FileconvError) throw e;
     throw malformed('XLSX', firstLine(e), e);
   }
-  const [header = [], ...body] = rows;
+  const of = seen.length;
+  if (!chosen) {
+    if (wanted === undefined)
+      chosen = { name: seen[0]?.name ?? 'Sheet1', position: 1, hidden: false, rows: [] };
+    else
+      throw new FileconvError(
+        'CONVERT_FAILED',
+        `The workbook has no sheet "${wanted}"; its sheets are ${seen.map((s) => `${s.position} "${s.name}"`).join(', ')}.`,
+      );
+  }
+  const [header = [], ...body] = chosen.rows;
   const names = uniqueNames(header, widest(header, body));
-  return body.map(
+  const records = body.map(
     (cells): DataRecord => Object.fromEntries(names.map((name, i) => [name, cells[i] ?? null])),
   );
+  return { records, sheet: { name: chosen.name, position: chosen.position, of } };
 }

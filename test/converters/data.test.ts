@@ -203,6 +203,55 @@ describe('data converter', () => {
     ]);
   });
 
+  describe('a workbook with several sheets', () => {
+    async function book(): Promise<string> {
+      const wb = new ExcelJS.Workbook();
+      wb.addWorksheet('Cover');
+      const hidden = wb.addWorksheet('Lookup', { state: 'hidden' });
+      hidden.addRow(['code']);
+      hidden.addRow(['x1']);
+      const sales = wb.addWorksheet('Sales 2024');
+      sales.addRow(['region', 'total']);
+      sales.addRow(['North', 12]);
+      const notes = wb.addWorksheet('2');
+      notes.addRow(['note']);
+      notes.addRow(['checked']);
+      const path = join(tempDir(), 'book.xlsx');
+      await wb.xlsx.writeFile(path);
+      return path;
+    }
+
+    async function toCsv(input: string, options = {}) {
+      const ctx = stepContext();
+      const edge = data.edges.find((e) => e.from === 'xlsx' && e.to === 'csv')!;
+      const { files } = await data.run({ edge, input, outDir: tempDir(), options }, ctx);
+      return { text: readFileSync(files[0]!, 'utf8'), log: ctx.logs.join('\n') };
+    }
+
+    it('takes the first visible sheet with data, and says which', async () => {
+      const { text, log } = await toCsv(await book());
+      expect(text).toBe('region,total\nNorth,12\n');
+      expect(log).toContain('sheet 3 of 4, "Sales 2024" (the first sheet with data)');
+    });
+
+    it('takes the sheet options.sheet names, by name first, else by position', async () => {
+      const input = await book();
+      expect((await toCsv(input, { sheet: 'Lookup' })).text).toBe('code\nx1\n');
+      const byPosition = await toCsv(input, { sheet: '3' });
+      expect(byPosition.text).toBe('region,total\nNorth,12\n');
+      expect(byPosition.log).toContain('sheet 3 of 4, "Sales 2024" (as asked)');
+      // a sheet named "2" wins over the second sheet
+      expect((await toCsv(input, { sheet: '2' })).text).toBe('note\nchecked\n');
+    });
+
+    it('names the sheets there are when the asked one is missing', async () => {
+      await expect(toCsv(await book(), { sheet: 'Budget' })).rejects.toMatchObject({
+        code: 'CONVERT_FAILED',
+        message: expect.stringMatching(/no sheet "Budget".*1 "Cover", 2 "Lookup", 3 "Sales 2024", 4 "2"/),
+      });
+    });
+  });
+
   it('keeps a __proto__ column an ordinary key', async () => {
     const { files } = await runStep(data, 'csv', 'json', sample('p.csv', '__proto__,b\nx,1\n'));
     expect(readFileSync(files[0]!, 'utf8')).toContain('"__proto__": "x"');
