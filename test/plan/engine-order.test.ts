@@ -45,4 +45,8 @@ describe('fastest engine first', () => {
       ]);
     }
   });
+
+  it('avif->png: sharp first, ImageMagick (libheif) for what libvips cannot open', () => {
+    expect(stepEngines('avif', 'png')).toEqual(['sharp', 'imagemagick']);
+  });
 });
