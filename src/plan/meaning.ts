@@ -59,6 +59,13 @@ const WORD_FAMILIES: readonly FormatFamily[] = [
 ];
 /** Formats that hold printed pages, and so a picture placed on a page. */
 const PAGE_FORMATS: readonly FormatId[] = ['pdf', 'pdfa', 'ps'];
+const PICTURE_HOLDERS: Holders = { families: ['image'], plus: PAGE_FORMATS };
+/** A picture stays one on a page or in another image format, and becomes text through OCR only. */
+const PICTURE_TURNS: KindRule['turns'] = {
+  image: { becomes: 'picture' },
+  words: { becomes: 'picture' },
+  ocr: { becomes: 'recognised' },
+};
 
 export const KIND_RULES: readonly KindRule[] = [
   {
@@ -89,12 +96,8 @@ export const KIND_RULES: readonly KindRule[] = [
   {
     kind: 'picture',
     what: 'an image, or a page rendered to one',
-    holders: { families: ['image'], plus: PAGE_FORMATS },
-    turns: {
-      image: { becomes: 'picture' },
-      words: { becomes: 'picture' },
-      ocr: { becomes: 'recognised' },
-    },
+    holders: PICTURE_HOLDERS,
+    turns: PICTURE_TURNS,
     excludes:
       'A picture may sit on a page (png to pdf) but in no format made for text: image to ebook, ' +
       'html, Markdown, tex, rst or office documents would only wrap the picture or lose it. Text ' +
@@ -103,13 +106,8 @@ export const KIND_RULES: readonly KindRule[] = [
   {
     kind: 'animation',
     what: 'an animated GIF as given by the user',
-    holders: { families: ['image'], plus: PAGE_FORMATS },
-    turns: {
-      image: { becomes: 'picture' },
-      words: { becomes: 'picture' },
-      ocr: { becomes: 'recognised' },
-      video: { becomes: 'clip' },
-    },
+    holders: PICTURE_HOLDERS,
+    turns: { ...PICTURE_TURNS, video: { becomes: 'clip' } },
     excludes: 'As a picture; in addition an animation becomes a video (gif to mp4, webm).',
   },
   {
