@@ -9,6 +9,7 @@ import { convertThroughPool } from './libreoffice/convert.js';
 import { officePoolAvailable, officePoolStatus } from './libreoffice/pool.js';
 import { isPasswordProtected } from './office/encryption.js';
 import { createLockedProfile } from './office/profile.js';
+import { isWord6Or95, wordFibVersion } from './office/word-version.js';
 
 type Module = 'writer' | 'calc' | 'impress';
 
@@ -143,11 +144,14 @@ export default defineConverter({
       throw new FileconvError('CONVERT_FAILED', `LibreOffice cannot convert ${edge.from} to ${edge.to}.`);
     if (await isPasswordProtected(input)) throw new FileconvError('ENCRYPTED_DOCUMENT');
 
+    const importFilter =
+      edge.from === 'doc' && isWord6Or95(await wordFibVersion(input)) ? 'MS WinWord 6.0' : source.filter;
+    if (importFilter !== source.filter) ctx.log(`Word 6/95 document: import filter ${importFilter}`);
     // LibreOffice names the output after the input, and picks behaviour by extension too.
     const named = join(ctx.workDir, `input.${extensionOf(edge.from)}`);
     await copyFile(input, named);
     const pooledOutput = join(outDir, `output.${extensionOf(edge.to)}`);
-    const pooled = { input: named, output: pooledOutput, importFilter: source.filter, exportFilter };
+    const pooled = { input: named, output: pooledOutput, importFilter, exportFilter };
     if (await convertThroughPool({ ...pooled, pdfOptions: edge.to === 'pdf' ? options : undefined }, ctx)) {
       if (edge.to === 'txt') await stripBom(pooledOutput);
       ctx.progress(1);
@@ -158,7 +162,7 @@ export default defineConverter({
     await mkdir(sofficeOut, { recursive: true });
     const target = `${extensionOf(edge.to)}:${exportFilter}${edge.to === 'pdf' ? pdfExportOptions(options) : ''}`;
     ctx.progress(0.05);
-    ctx.log(`libreoffice ${source.filter} -> ${exportFilter}`);
+    ctx.log(`libreoffice ${importFilter} -> ${exportFilter}`);
     const { stderr } = await runProcess(
       soffice,
       [
@@ -168,7 +172,7 @@ export default defineConverter({
         '--nodefault',
         '--nolockcheck',
         `-env:UserInstallation=${profile}`,
-        `--infilter=${source.filter}`,
+        `--infilter=${importFilter}`,
         '--convert-to',
         target,
         '--outdir',

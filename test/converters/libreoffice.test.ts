@@ -8,6 +8,7 @@ import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import libreoffice from '../../converters/libreoffice.js';
 import { isOle2, Ole2File } from '../../converters/office/ole2.js';
+import { isWord6Or95, wordFibVersion } from '../../converters/office/word-version.js';
 import {
   convertWith,
   encryptedOdt,
@@ -164,6 +165,11 @@ describe('libreoffice converter', () => {
 
     const doc = await step('odt', 'doc', odt);
     expectOle2Stream(doc, 'WordDocument');
+    // a Word 97 FIB keeps the Word 97 import filter; Word 6/95 (FIB 101-105) would take the Word 6 one
+    const fib = await wordFibVersion(doc);
+    expect(fib).toBeGreaterThanOrEqual(0x6a);
+    expect(isWord6Or95(fib)).toBe(false);
+    expect(await wordFibVersion(docx)).toBeUndefined();
 
     const rtf = await step('doc', 'rtf', doc);
     expect(startsWith(rtf, '{\\rtf')).toBe(true);
