@@ -212,6 +212,60 @@ interface ReaderModel {
   model?: { sheets?: { name: string }[] };
 }
 
+interface SheetScan {
+  chosen?: SheetRows;
+  seen: { name: string; position: number }[];
+  tabs: { name: string }[];
+}
+
+/** One pass of the stream reader over the workbook, keeping only the rows of the chosen sheet. */
+async function scanSheets(path: string, wanted: string | undefined): Promise<SheetScan> {
+  const seen: { name: string; position: number }[] = [];
+  let tabs: { name: string }[] = [];
+  let chosen: SheetRows | undefined;
+  const reader = new ExcelJS.stream.xlsx.WorkbookReader(path, {
+    sharedStrings: 'cache',
+    styles: 'cache', // dates are numbers with a date style
+    hyperlinks: 'ignore',
+    worksheets: 'emit',
+    entries: 'emit',
+  });
+  for await (const sheet of reader) {
+    tabs = (reader as unknown as ReaderModel).model?.sheets ?? [];
+    // the stream reader sets both from workbook.xml; its typings leave them out
+    const { name, state = 'visible' } = sheet as unknown as { name: string; state?: string };
+    const index = tabs.findIndex((t) => t.name === name);
+    const position = index >= 0 ? index + 1 : seen.length + 1;
+    seen.push({ name, position });
+    const picked = wanted !== undefined;
+    // an exact name beats a sheet whose position happens to be the same digits
+    const byName = picked && name === wanted;
+    const byPosition = picked && String(position) === wanted && !tabs.some((t) => t.name === wanted);
+    const skip = picked ? !byName && !byPosition : chosen !== undefined && chosen.position < position;
+    const rows: unknown[][] = [];
+    // A skipped sheet is still read through: the reader may have parked it in a temp file that
+    // it removes once the sheet's turn is over.
+    for await (const row of sheet) {
+      if (skip) continue;
+      const values = Array.isArray(row.values) ? row.values.slice(1) : [];
+      rows.push(Array.from(values, (v) => cellToValue(v as ExcelJS.CellValue)));
+    }
+    if (skip) continue;
+    const candidate = { name, position, hidden: state !== 'visible', rows };
+    if (picked) {
+      chosen = candidate;
+      break;
+    }
+    if (candidate.hidden || !hasData(rows)) continue;
+    chosen = candidate;
+    // Sheets come in file order, mostly the tab order: once every earlier tab was seen empty,
+    // no later sheet can come first, and the rest of the workbook is not read.
+    const earlier = new Set(seen.map((s) => s.position));
+    if (Array.from({ length: position - 1 }, (_, i) => i + 1).every((p) => earlier.has(p))) break;
+  }
+  return { chosen, seen, tabs };
+}
+
 /**
  * One sheet of a workbook as records keyed by its first row, read as a stream. `wanted` names the
  * sheet (an exact name first, else a 1-based position); without it, the first visible sheet that
@@ -219,54 +273,30 @@ interface ReaderModel {
  * are kept.
  */
 export async function readWorkbook(path: string, wanted?: string): Promise<WorkbookTable> {
-  const seen: { name: string; position: number }[] = [];
-  let chosen: SheetRows | undefined;
+  let scan: SheetScan;
   try {
-    const reader = new ExcelJS.stream.xlsx.WorkbookReader(path, {
-      sharedStrings: 'cache',
-      styles: 'cache', // dates are numbers with a date style
-      hyperlinks: 'ignore',
-      worksheets: 'emit',
-      entries: 'emit',
-    });
-    for await (const sheet of reader) {
-      const tabs = (reader as unknown as ReaderModel).model?.sheets ?? [];
-      // the stream reader sets both from workbook.xml; its typings leave them out
-      const { name, state = 'visible' } = sheet as unknown as { name: string; state?: string };
-      const index = tabs.findIndex((t) => t.name === name);
-      const position = index >= 0 ? index + 1 : seen.length + 1;
-      seen.push({ name, position });
-      const picked = wanted !== undefined;
-      const skip =
-        (picked && name !== wanted && String(position) !== wanted) ||
-        (!picked && chosen !== undefined && chosen.position < position);
-      const rows: unknown[][] = [];
-      // A skipped sheet is still read through: the reader may have parked it in a temp file that
-      // it removes once the sheet's turn is over.
-      for await (const row of sheet) {
-        if (skip) continue;
-        const values = Array.isArray(row.values) ? row.values.slice(1) : [];
-        rows.push(Array.from(values, (v) => cellToValue(v as ExcelJS.CellValue)));
-      }
-      if (skip) continue;
-      const candidate = { name, position, hidden: state !== 'visible', rows };
-      if (picked) {
-        // an exact name beats a sheet whose position happens to be the same digits
-        if (!chosen || name === wanted) chosen = candidate;
-      } else if (!candidate.hidden && hasData(rows)) chosen = candidate;
+    scan = await scanSheets(path, wanted);
+  } catch {
+    // exceljs's stream reader now and then loses a race between the parts of a valid workbook
+    // (it reads the sheet list before it is parsed); a second pass reads it, a damaged file fails again.
+    try {
+      scan = await scanSheets(path, wanted);
+    } catch (e) {
+      if (e instanceof FileconvError) throw e;
+      throw malformed('XLSX', firstLine(e), e);
     }
-  } catch (e) {
-    if (e instanceof FileconvError) throw e;
-    throw malformed('XLSX', firstLine(e), e);
   }
-  const of = seen.length;
+  const { seen, tabs } = scan;
+  let { chosen } = scan;
+  const listed = tabs.length >= seen.length ? tabs.map((t, i) => ({ name: t.name, position: i + 1 })) : seen;
+  const of = listed.length;
   if (!chosen) {
     if (wanted === undefined)
-      chosen = { name: seen[0]?.name ?? 'Sheet1', position: 1, hidden: false, rows: [] };
+      chosen = { name: listed[0]?.name ?? 'Sheet1', position: 1, hidden: false, rows: [] };
     else
       throw new FileconvError(
         'CONVERT_FAILED',
-        `The workbook has no sheet "${wanted}"; its sheets are ${seen.map((s) => `${s.position} "${s.name}"`).join(', ')}.`,
+        `The workbook has no sheet "${wanted}"; its sheets are ${listed.map((s) => `${s.position} "${s.name}"`).join(', ')}.`,
       );
   }
   const [header = [], ...body] = chosen.rows;
