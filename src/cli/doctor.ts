@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { type EngineStatus, probeEngines, resetEngineCache } from '../engine/registry.js';
+import { closeEngines, type EngineStatus, probeEngines, resetEngineCache } from '../engine/registry.js';
 import { resetCatalog } from '../plan/index.js';
 import { engineSandbox } from '../run/sandbox.js';
 import { formatRow, runSelftest, type SelftestReport } from '../selftest/index.js';
@@ -25,7 +25,7 @@ export function register(program: Command): void {
     .option('--only <filter>', 'self-test only these families or keys (comma-separated)')
     .addHelpText('after', '\nExit codes: 0 all engines found (and self-test passed), 1 otherwise.')
     .action(async (flags: DoctorFlags) => {
-      process.exitCode = await doctorCommand(flags);
+      process.exitCode = await doctorCommand(flags).finally(closeEngines);
     });
   exitWithUsageCode(cmd);
 }

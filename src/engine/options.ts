@@ -33,6 +33,35 @@ export interface ConversionOptions {
   speed?: number;
   /** Read text from pages with OCR where an engine offers both (a PDF without a text layer). */
   ocr?: boolean;
+  // Web pages (Chromium): see docs/conversions.md, "Web pages".
+  /** Paper: A3, A4, A5, Letter, Legal, Tabloid, or WxH with a unit like `210x297mm`. */
+  paper?: string;
+  orientation?: 'portrait' | 'landscape';
+  /** Page margins as CSS lengths: one for all sides, or top right bottom left like CSS. */
+  margin?: string;
+  /** Zoom of the printed page, 0.1 to 2. */
+  scale?: number;
+  /** Print background colours and images (default true). */
+  print_background?: boolean;
+  /** Use the page's CSS @page size over `paper`. */
+  prefer_css_page_size?: boolean;
+  /** CSS media type the page is laid out for: print (default for PDF) or screen (images). */
+  media?: 'print' | 'screen';
+  /** HTML for each page's header / footer; classes pageNumber, totalPages, title, date fill in. */
+  header_template?: string;
+  footer_template?: string;
+  /** Run the page's scripts (default false). */
+  javascript?: boolean;
+  /** CSS selector to wait for before printing (bounded by the step's time limit). */
+  wait_for?: string;
+  /** Extra delay before printing, in ms. */
+  wait_ms?: number;
+  /** Layout width in CSS px. */
+  viewport_width?: number;
+  /** Device pixels per CSS px for images. */
+  device_scale_factor?: number;
+  /** Start every top-level heading on a new page (Markdown and text to PDF). */
+  break_before_h1?: boolean;
 }
 
 type Spec =
@@ -49,6 +78,9 @@ interface OptionSpec {
 }
 
 const MEDIA: ConversionFamily[] = ['audio', 'video'];
+/** Options of pages drawn by a browser: HTML, and text formats printed through HTML. */
+const WEB: ConversionFamily[] = ['document', 'text'];
+const CSS_LENGTH = String.raw`\d{1,4}(\.\d{1,3})?(mm|cm|in|px)`;
 
 export const OPTION_SPECS: Record<keyof ConversionOptions, OptionSpec> = {
   quality: {
@@ -79,7 +111,7 @@ export const OPTION_SPECS: Record<keyof ConversionOptions, OptionSpec> = {
   pages: {
     spec: { kind: 'pattern', pattern: /^\d+(-\d+)?(,\d+(-\d+)?)*$/, example: '1-3,5' },
     description: 'page selection, 1-based',
-    families: ['document', 'ocr'],
+    families: ['document', 'text', 'ocr'],
   },
   bitrate: { spec: { kind: 'int', min: 8, max: 20000 }, description: 'bitrate in kbit/s', families: MEDIA },
   sample_rate: {
@@ -126,6 +158,89 @@ export const OPTION_SPECS: Record<keyof ConversionOptions, OptionSpec> = {
     spec: { kind: 'boolean' },
     description: 'true to read page text with OCR (PDF without a text layer)',
     families: ['document', 'ocr'],
+  },
+  paper: {
+    spec: {
+      kind: 'pattern',
+      pattern: new RegExp(`^(A[3-5]|Letter|Legal|Tabloid|${CSS_LENGTH}x${CSS_LENGTH})$`, 'i'),
+      example: 'A4, Letter or 210x297mm',
+    },
+    description: 'paper size of a printed web page',
+    families: WEB,
+  },
+  orientation: {
+    spec: { kind: 'enum', values: ['portrait', 'landscape'] },
+    description: 'page orientation of a printed web page',
+    families: WEB,
+  },
+  margin: {
+    spec: {
+      kind: 'pattern',
+      pattern: new RegExp(`^${CSS_LENGTH}( ${CSS_LENGTH}){0,3}$`),
+      example: '10mm 15mm',
+    },
+    description: 'page margins of a printed web page, CSS order',
+    families: WEB,
+  },
+  scale: {
+    spec: { kind: 'number', min: 0.1, max: 2 },
+    description: 'zoom of a printed web page',
+    families: WEB,
+  },
+  print_background: {
+    spec: { kind: 'boolean' },
+    description: 'print background colours and images (default true)',
+    families: WEB,
+  },
+  prefer_css_page_size: {
+    spec: { kind: 'boolean' },
+    description: "use the page's CSS @page size over paper",
+    families: WEB,
+  },
+  media: {
+    spec: { kind: 'enum', values: ['print', 'screen'] },
+    description: 'CSS media type of a web page (default print for PDF, screen for images)',
+    families: WEB,
+  },
+  header_template: {
+    spec: { kind: 'pattern', pattern: /^[^\0]{1,4000}$/, example: '<span class="pageNumber"></span>' },
+    description: 'HTML header on every printed page (pageNumber, totalPages, title, date)',
+    families: WEB,
+  },
+  footer_template: {
+    spec: { kind: 'pattern', pattern: /^[^\0]{1,4000}$/, example: '<span class="pageNumber"></span>' },
+    description: 'HTML footer on every printed page (pageNumber, totalPages, title, date)',
+    families: WEB,
+  },
+  javascript: {
+    spec: { kind: 'boolean' },
+    description: "run the web page's scripts (default false)",
+    families: WEB,
+  },
+  wait_for: {
+    spec: { kind: 'pattern', pattern: /^[^\0]{1,200}$/, example: '#ready' },
+    description: 'CSS selector to wait for before printing',
+    families: WEB,
+  },
+  wait_ms: {
+    spec: { kind: 'int', min: 0, max: 10_000 },
+    description: 'delay before printing a web page, in ms',
+    families: WEB,
+  },
+  viewport_width: {
+    spec: { kind: 'int', min: 200, max: 3840 },
+    description: 'layout width of a web page in CSS px',
+    families: WEB,
+  },
+  device_scale_factor: {
+    spec: { kind: 'number', min: 1, max: 4 },
+    description: 'device pixels per CSS px of a web page image',
+    families: WEB,
+  },
+  break_before_h1: {
+    spec: { kind: 'boolean' },
+    description: 'start every top-level heading on a new page (Markdown and text to PDF)',
+    families: ['text'],
   },
 };
 

@@ -1,0 +1,92 @@
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import yazl from 'yazl';
+
+/** The invoice's header band colour: a gradient from BAND_FROM to BAND_TO, title in white. */
+export const BAND_FROM = [0x1e, 0x3a, 0x8a] as const;
+export const BAND_TO = [0x25, 0x63, 0xeb] as const;
+
+/** A font the test bundles into the upload under a family name no system font has. */
+export const BUNDLED_FONT = '/usr/share/fonts/truetype/dejavu/DejaVuSerif-Bold.ttf';
+export const bundledFontAvailable = existsSync(BUNDLED_FONT);
+
+/** Words of the invoice table; a renderer that squeezes columns splits them ("Wi dg et"). */
+export const TABLE_WORDS = ['Description', 'Quantity', 'Price', 'Widget', 'Gadget', 'Sprocket'];
+
+const STYLE = `
+@font-face { font-family: 'Invoice Face'; src: url(/fonts/invoice-face.ttf) format('truetype'); }
+@page { size: A4; margin: 12mm; }
+* { box-sizing: border-box; }
+body { margin: 0; font-family: 'Invoice Face', monospace; color: #111; }
+.band { background: linear-gradient(90deg, rgb(${BAND_FROM.join(',')}), rgb(${BAND_TO.join(',')}));
+  color: #fff; padding: 28px 32px; display: flex; justify-content: space-between; align-items: center; }
+.band h1 { margin: 0; font-size: 34px; letter-spacing: 1px; }
+.cards { display: grid; grid-template-columns: 1fr 1fr; gap: 18px; margin: 24px 32px; }
+.card { border: 1px solid #cbd5e1; border-radius: 8px; padding: 14px 16px; }
+.row { display: flex; gap: 12px; margin: 0 32px 18px; }
+.row > div { flex: 1; background: #f1f5f9; padding: 10px; text-align: center; }
+table { width: calc(100% - 64px); margin: 0 32px; border-collapse: collapse; }
+th, td { border-bottom: 1px solid #cbd5e1; padding: 8px 10px; text-align: left; }
+th:last-child, td:last-child { text-align: right; }
+@media print { .screen-only { display: none; } }
+@media screen { .print-only { display: none; } }
+`;
+
+/** The invoice page; with `inline`, its stylesheet and script are in the HTML itself. */
+export function invoiceHtml(inline = false): string {
+  const style = inline ? `<style>${STYLE}</style>` : '<link rel="stylesheet" href="css/invoice.css">';
+  const script = inline
+    ? `<script>${APP_JS}</script>`
+    : '<script src="js/app.js"></script><script src="js/total.js"></script>';
+  return `<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>Invoice 2026-042</title>${style}</head>
+<body>
+<header class="band"><h1>INVOICE 2026-042</h1>
+<svg width="48" height="48" viewBox="0 0 48 48" xmlns="http://www.w3.org/2000/svg"><circle cx="24" cy="24" r="20" fill="#facc15"/></svg>
+</header>
+<section class="cards">
+  <div class="card"><strong>Billed to</strong><br>Ada Lovelace<br>12 Analytical Row</div>
+  <div class="card"><strong>From</strong><br>Difference Engines Ltd<br>Babbage Street 1</div>
+</section>
+<div class="row"><div>Issued 2026-11-22</div><div>Due 2026-12-22</div><div>Terms 30 days</div></div>
+<table id="items">
+  <thead><tr><th>Description</th><th>Quantity</th><th>Price</th></tr></thead>
+  <tbody>
+    <tr><td>Widget</td><td>3</td><td>120.00</td></tr>
+    <tr><td>Gadget</td><td>1</td><td>75.50</td></tr>
+    <tr><td>Sprocket</td><td>12</td><td>18.25</td></tr>
+  </tbody>
+</table>
+<p class="print-only" style="margin: 18px 32px">Printed copy</p>
+<p class="screen-only" style="margin: 18px 32px">Screen copy</p>
+<p id="total" style="margin: 18px 32px"></p>
+${script}
+</body></html>
+`;
+}
+
+const APP_JS = `document.getElementById('total').textContent = 'Scripted total 414.50';`;
+const TOTAL_JS = `const done = document.createElement('div'); done.id = 'ready'; document.body.append(done);`;
+
+/** Writes invoice.zip: index.html, its stylesheet, two scripts and a bundled web font. */
+export async function writeInvoiceZip(dir: string): Promise<string> {
+  const zip = new yazl.ZipFile();
+  zip.addBuffer(Buffer.from(invoiceHtml()), 'index.html');
+  zip.addBuffer(Buffer.from(STYLE), 'css/invoice.css');
+  zip.addBuffer(Buffer.from(APP_JS), 'js/app.js');
+  zip.addBuffer(Buffer.from(TOTAL_JS), 'js/total.js');
+  zip.addBuffer(readFileSync(BUNDLED_FONT), 'fonts/invoice-face.ttf');
+  zip.end();
+  const chunks: Buffer[] = [];
+  for await (const chunk of zip.outputStream) chunks.push(chunk as Buffer);
+  const path = join(dir, 'invoice.zip');
+  writeFileSync(path, Buffer.concat(chunks));
+  return path;
+}
+
+/** Writes invoice.html with everything inline (no font: a single file cannot bundle one). */
+export function writeInvoiceHtml(dir: string): string {
+  const path = join(dir, 'invoice.html');
+  writeFileSync(path, invoiceHtml(true));
+  return path;
+}
