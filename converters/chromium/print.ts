@@ -19,8 +19,10 @@ function paper(value: string | undefined): Pick<PdfOptions, 'format' | 'width' |
   if (!value) return { format: 'A4' };
   const named = PAPER_NAMES[value.toLowerCase()];
   if (named) return { format: named };
-  const [width, height] = value.toLowerCase().split('x');
-  return { width, height };
+  // WxH then the unit: `210x297mm`.
+  const unit = value.slice(-2).toLowerCase();
+  const [width, height] = value.slice(0, -2).split(/x/i);
+  return { width: `${width}${unit}`, height: `${height}${unit}` };
 }
 
 /** CSS shorthand: one to four lengths, top right bottom left. */

@@ -162,7 +162,7 @@ export const OPTION_SPECS: Record<keyof ConversionOptions, OptionSpec> = {
   paper: {
     spec: {
       kind: 'pattern',
-      pattern: new RegExp(`^(A[3-5]|Letter|Legal|Tabloid|${CSS_LENGTH}x${CSS_LENGTH})$`, 'i'),
+      pattern: /^(A[3-5]|Letter|Legal|Tabloid|\d{1,4}(\.\d{1,3})?x\d{1,4}(\.\d{1,3})?(mm|cm|in|px))$/i,
       example: 'A4, Letter or 210x297mm',
     },
     description: 'paper size of a printed web page',

@@ -1,5 +1,7 @@
+import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import sharp from 'sharp';
 import yazl from 'yazl';
 
 /** The invoice's header band colour: a gradient from BAND_FROM to BAND_TO, title in white. */
@@ -89,4 +91,65 @@ export function writeInvoiceHtml(dir: string): string {
   const path = join(dir, 'invoice.html');
   writeFileSync(path, invoiceHtml(true));
   return path;
+}
+
+/** The PDF's text layer (pdftotext, layout kept so table rows stay on one line). */
+export function pdfText(pdf: string): string {
+  return execFileSync('pdftotext', ['-layout', pdf, '-'], { encoding: 'utf8' });
+}
+
+/** Names of the fonts embedded in the PDF (pdffonts), subset prefixes dropped. */
+export function pdfFonts(pdf: string): string[] {
+  const lines = execFileSync('pdffonts', [pdf], { encoding: 'utf8' }).split('\n').slice(2);
+  return lines.filter(Boolean).map((l) => (l.split(/\s+/)[0] ?? '').replace(/^[A-Z]{6}\+/, ''));
+}
+
+/** Page count and the first page's size in points (pdfinfo). */
+export function pdfPages(pdf: string): { pages: number; width: number; height: number } {
+  const info = execFileSync('pdfinfo', [pdf], { encoding: 'utf8' });
+  const size = /Page size:\s+([\d.]+) x ([\d.]+)/.exec(info);
+  return {
+    pages: Number(/Pages:\s+(\d+)/.exec(info)?.[1]),
+    width: Number(size?.[1]),
+    height: Number(size?.[2]),
+  };
+}
+
+/** The first page drawn at 50 dpi as a PNG next to the PDF (pdftoppm), to look at and to sample. */
+export function firstPagePng(pdf: string): string {
+  const base = pdf.replace(/\.pdf$/, '-page');
+  execFileSync('pdftoppm', ['-r', '50', '-png', '-f', '1', '-l', '1', '-singlefile', pdf, base]);
+  return `${base}.png`;
+}
+
+export interface BandReading {
+  /** Colour of the first non-white pixel down the column at 60% of the width. */
+  band: [number, number, number];
+  /** Near-white pixels on the left half of the band's middle row: the title's letters. */
+  whiteInBand: number;
+}
+
+/** Finds the header band from the top of an image and reads its colour and the white title on it. */
+export async function readBand(png: string): Promise<BandReading> {
+  const { data, info } = await sharp(png).removeAlpha().raw().toBuffer({ resolveWithObject: true });
+  const at = (x: number, y: number) => {
+    const i = (y * info.width + x) * 3;
+    return [data[i]!, data[i + 1]!, data[i + 2]!] as [number, number, number];
+  };
+  const isWhite = ([r, g, b]: number[]) => r! > 235 && g! > 235 && b! > 235;
+  const x = Math.floor(info.width * 0.6);
+  let top = 0;
+  while (top < info.height && isWhite(at(x, top))) top++;
+  let bottom = top;
+  while (bottom < info.height && !isWhite(at(x, bottom))) bottom++;
+  const middle = Math.floor((top + bottom) / 2);
+  let whiteInBand = 0;
+  for (let px = Math.floor(info.width * 0.1); px < info.width / 2; px++)
+    if (isWhite(at(px, middle))) whiteInBand++;
+  return { band: at(x, Math.min(top + 2, info.height - 1)), whiteInBand };
+}
+
+/** A blue like the band's: blue well above red and green. */
+export function isBandBlue([r, g, b]: readonly number[]): boolean {
+  return b! > 150 && b! - r! > 80 && b! - g! > 40;
 }

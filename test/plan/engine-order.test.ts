@@ -35,4 +35,14 @@ describe('fastest engine first', () => {
   it('csv->json: the in-process data engine first', () => {
     expect(stepEngines('csv', 'json')[0]).toBe('data');
   });
+
+  it('html->pdf: Chromium draws web pages, LibreOffice is the fallback', () => {
+    const engines = stepEngines('html', 'pdf');
+    expect(engines[0]).toBe('chromium');
+    expect(engines).toContain('libreoffice');
+  });
+
+  it('md->pdf: one step through the print stylesheet and Chromium', () => {
+    expect(stepEngines('md', 'pdf')).toEqual(['pandoc-chromium']);
+  });
 });
