@@ -110,6 +110,8 @@ async function launchOnce(chromiumPath: string, sandbox: boolean): Promise<Launc
       executablePath: command.file,
       args: command.args,
       ignoreDefaultArgs: true,
+      // Playwright's own scratch folder goes with the profile, not loose in the temp folder.
+      artifactsDir: join(profile, 'playwright'),
       env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: profile, TMPDIR: profile, LANG: 'C.UTF-8' },
       timeout: START_TIMEOUT_MS,
       // The server and the CLI decide what a signal means; the browser goes with the process.

@@ -8,6 +8,7 @@ import { documentCases } from './cases-documents.js';
 import { imageCases } from './cases-images.js';
 import { mediaCases } from './cases-media.js';
 import { officeCases } from './cases-office.js';
+import { webCases } from './cases-web.js';
 import {
   armCanaryFiles,
   type Canary,
@@ -25,7 +26,7 @@ import {
  * no request to the canary listener, no file written next to the secrets, no process or temp file
  * left behind.
  */
-const cases = [...imageCases, ...mediaCases, ...officeCases, ...documentCases, ...dataCases];
+const cases = [...imageCases, ...mediaCases, ...officeCases, ...documentCases, ...dataCases, ...webCases];
 const CANARY_FILES = ['secret.png', 'secret.svg', 'secret.txt', 'secret.xml'];
 
 let canary: Canary;
