@@ -169,6 +169,8 @@ export async function withBrowserContext<T>(job: PageJob<T>): Promise<T> {
 
 export interface BrowserPoolStatus {
   running: boolean;
+  /** The running browser's profile folder (its command line names it). */
+  profile?: string;
   mode?: string;
   sandboxError?: string;
   conversions: number;
@@ -180,6 +182,7 @@ export interface BrowserPoolStatus {
 export function browserPoolStatus(): BrowserPoolStatus {
   return {
     running: slot?.warm !== undefined && usable(slot.warm),
+    profile: slot?.warm?.launched.profile,
     ...lastMode,
     conversions,
     maxConversions: maxConversions(),

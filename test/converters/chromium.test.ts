@@ -1,4 +1,7 @@
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import sharp from 'sharp';
@@ -7,6 +10,7 @@ import { browserPoolStatus, closeBrowserPool } from '../../converters/chromium/p
 import chromium from '../../converters/chromium.js';
 import { isFileconvError } from '../../src/errors/index.js';
 import { runConversion } from '../../src/run/runner.js';
+import { resetEngineSandbox } from '../../src/run/sandbox.js';
 import {
   bundledFontAvailable,
   firstPagePng,
@@ -172,5 +176,60 @@ describe.skipIf(!installed)('chromium converter (Debian chromium not installed)'
     } finally {
       delete process.env.FILECONV_CHROMIUM_MAX_CONVERSIONS;
     }
+  });
+
+  it('a crashed browser is replaced and the next page prints', { timeout: 120_000 }, async () => {
+    await convert(html, 'html', 'png');
+    const { profile } = browserPoolStatus();
+    const main = execFileSync('pgrep', ['-o', '-f', `user-data-dir=${profile}`], {
+      encoding: 'utf8',
+    }).trim();
+    process.kill(Number(main), 'SIGKILL');
+    const after = await convert(html, 'html', 'pdf');
+    expect(pdfText(after.path)).toContain('INVOICE');
+    expect(browserPoolStatus().restarts.crashed).toBe(1);
+  });
+
+  it('refuses every request leaving the page by interception alone (no network namespace)', {
+    timeout: 120_000,
+  }, async () => {
+    const hits: string[] = [];
+    const listener = createServer((req, res) => {
+      hits.push(req.url ?? '');
+      res.end('x');
+    });
+    await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', resolve));
+    const port = (listener.address() as AddressInfo).port;
+    const url = `http://127.0.0.1:${port}`;
+    const page = join(dir, 'calls-out.html');
+    writeFileSync(
+      page,
+      `<!DOCTYPE html><html><head><link rel="stylesheet" href="${url}/css"></head><body>
+<img src="${url}/img"><iframe src="${url}/frame"></iframe>
+<script>fetch('${url}/fetch').catch(() => {}); new WebSocket('ws://127.0.0.1:${port}/ws');</script></body></html>`,
+    );
+    process.env.FILECONV_ENGINE_SANDBOX = 'off';
+    resetEngineSandbox();
+    await closeBrowserPool();
+    const logs: string[] = [];
+    try {
+      await runConversion({
+        input: page,
+        from: 'html',
+        to: 'pdf',
+        options: { javascript: true, wait_ms: 500 },
+        outDir: dir,
+        baseName: 'calls-out',
+        onEvent: (e) => logs.push(e.message),
+      });
+    } finally {
+      delete process.env.FILECONV_ENGINE_SANDBOX;
+      resetEngineSandbox();
+      await closeBrowserPool();
+      listener.close();
+    }
+    expect(hits).toEqual([]);
+    const refused = logs.map((m) => /refused (\d+) request/.exec(m)?.[1]).find(Boolean);
+    expect(Number(refused)).toBeGreaterThanOrEqual(4);
   });
 });
