@@ -1,5 +1,5 @@
 import { rm } from 'node:fs/promises';
-import type { BrowserContext, BrowserContextOptions } from 'playwright-core';
+import type { BrowserContext, BrowserContextOptions, Page } from 'playwright-core';
 import { FileconvError } from '../../src/errors/index.js';
 import { type LaunchedBrowser, launchBrowser } from './launch.js';
 
@@ -11,11 +11,20 @@ import { type LaunchedBrowser, launchBrowser } from './launch.js';
  * a context it holds cannot be closed (a renderer stuck in a script).
  */
 
+/** A context no page has used yet, with one blank page and what `prepare` made of it. */
+interface Fresh {
+  context: BrowserContext;
+  page: Page;
+  prepared: unknown;
+}
+
 interface Warm {
   launched: LaunchedBrowser & { sandboxError?: string };
   conversions: number;
   active: number;
   retiring: boolean;
+  /** The next conversion's context, opened ahead with the options of the last one. */
+  spare?: { key: string; ready: Promise<Fresh | undefined> };
 }
 
 interface Slot {
@@ -100,13 +109,48 @@ async function closeContext(w: Warm, context: BrowserContext, log?: (m: string) 
   if (!closed) retire(w, 'stuck page', log);
 }
 
-export interface PageJob<T> {
+type Prepare = (context: BrowserContext) => Promise<unknown>;
+
+async function openFresh(w: Warm, options: BrowserContextOptions, prepare: Prepare): Promise<Fresh> {
+  const context = await w.launched.browser.newContext(options);
+  try {
+    const prepared = await prepare(context);
+    return { context, page: await context.newPage(), prepared };
+  } catch (e) {
+    await context.close().catch(() => undefined);
+    throw e;
+  }
+}
+
+/** A fresh context for a conversion: the one opened ahead if it has the same options. */
+function takeFresh(w: Warm, options: BrowserContextOptions, prepare: Prepare): Promise<Fresh> {
+  const key = JSON.stringify(options);
+  const spare = w.spare;
+  w.spare = undefined;
+  if (spare?.key === key) return spare.ready.then((f) => f ?? openFresh(w, options, prepare));
+  void spare?.ready.then((f) => f?.context.close().catch(() => undefined));
+  return openFresh(w, options, prepare);
+}
+
+/**
+ * Opens the next conversion's context now, with this one's options: starting a page's renderer
+ * process costs more than printing the page, and between conversions the machine has time for it.
+ * Opened after a conversion, not beside it, so the two do not compete for the CPU.
+ */
+function openSpare(w: Warm, options: BrowserContextOptions, prepare: Prepare): void {
+  if (w.spare || !usable(w)) return;
+  w.spare = { key: JSON.stringify(options), ready: openFresh(w, options, prepare).catch(() => undefined) };
+}
+
+export interface PageJob<T, P> {
   context: BrowserContextOptions;
+  /** Sets up a new context before any page of it loads (routes, init scripts); the same for every job. */
+  prepare(context: BrowserContext): Promise<P>;
   timeoutMs: number;
   signal: AbortSignal;
   log?: (message: string) => void;
-  /** Works in the fresh context; must honour `deadline` (ms since the epoch) for its own waits. */
-  run(context: BrowserContext, deadline: number): Promise<T>;
+  /** Works on the fresh context's blank page; must honour `deadline` (ms since the epoch) for its own waits. */
+  run(page: Page, prepared: P, deadline: number): Promise<T>;
 }
 
 function timedOut(timeoutMs: number): FileconvError {
@@ -120,7 +164,7 @@ function timedOut(timeoutMs: number): FileconvError {
  * Runs `job.run` in a fresh context of the warm browser, within the job's time limit. A browser
  * that crashed under the page is replaced and the page tried once more on the fresh one.
  */
-export async function withBrowserContext<T>(job: PageJob<T>): Promise<T> {
+export async function withBrowserContext<T, P>(job: PageJob<T, P>): Promise<T> {
   const deadline = Date.now() + job.timeoutMs;
   for (let attempt = 0; ; attempt++) {
     if (job.signal.aborted) throw new FileconvError('CONVERT_FAILED', 'The conversion was cancelled.');
@@ -134,7 +178,8 @@ export async function withBrowserContext<T>(job: PageJob<T>): Promise<T> {
       void context?.close().catch(() => undefined);
     };
     try {
-      context = await w.launched.browser.newContext(job.context);
+      const fresh = await takeFresh(w, job.context, job.prepare);
+      context = fresh.context;
       job.signal.addEventListener('abort', onAbort, { once: true });
       const guard = new Promise<never>((_, reject) => {
         timer = setTimeout(() => {
@@ -142,7 +187,7 @@ export async function withBrowserContext<T>(job: PageJob<T>): Promise<T> {
           reject(stopped);
         }, deadline - Date.now());
       });
-      return await Promise.race([job.run(context, deadline), guard]);
+      return await Promise.race([job.run(fresh.page, fresh.prepared as P, deadline), guard]);
     } catch (e) {
       if (stopped) throw stopped;
       const crashed = !w.launched.browser.isConnected();
@@ -157,12 +202,14 @@ export async function withBrowserContext<T>(job: PageJob<T>): Promise<T> {
     } finally {
       clearTimeout(timer);
       job.signal.removeEventListener('abort', onAbort);
-      if (context) await closeContext(w, context, job.log);
+      // Closed behind the caller's back: the output is written, and a stuck close retires the browser.
+      if (context) void closeContext(w, context, job.log);
       w.active--;
       w.conversions++;
       conversions++;
       if (w.conversions >= maxConversions()) retire(w, 'conversion limit', job.log);
       if (w.retiring && w.active === 0) stop(w);
+      else openSpare(w, job.context, job.prepare);
     }
   }
 }

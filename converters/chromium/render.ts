@@ -72,18 +72,30 @@ async function answer(route: Route, site: Site): Promise<boolean> {
   return false;
 }
 
-/** Confines a context to its site: request interception on every request and websocket. */
-async function confine(context: BrowserContext, site: Site): Promise<() => number> {
-  let refused = 0;
+/** A context's confinement: the site it may read (given when a conversion takes the context). */
+interface Confinement {
+  site?: Site;
+  refused: number;
+}
+
+/**
+ * Confines a context to one site: request interception on every request and websocket. Set up
+ * before the context has a site (contexts are opened ahead), so until one is given every request
+ * is refused.
+ */
+async function confine(context: BrowserContext): Promise<Confinement> {
+  const confinement: Confinement = { refused: 0 };
   await context.route('**/*', async (route) => {
-    if (await answer(route, site).catch(() => true)) refused++;
+    const site = confinement.site;
+    const refused = site ? await answer(route, site).catch(() => true) : await route.abort().then(() => true);
+    if (refused) confinement.refused++;
   });
   await context.routeWebSocket(/.*/, (ws) => {
-    refused++;
+    confinement.refused++;
     void ws.close({ code: 1008, reason: 'offline' });
   });
   await context.addInitScript(QUIET_PAGE);
-  return () => refused;
+  return confinement;
 }
 
 async function screenshot(page: Page, to: RenderTarget, output: string, options: ConversionOptions) {
@@ -136,9 +148,9 @@ export async function renderSite(
       viewport: { width: options.viewport_width ?? 1280, height: 800 },
       deviceScaleFactor: image ? (options.device_scale_factor ?? 1) : 1,
     },
-    async run(context, deadline) {
-      const refused = await confine(context, site);
-      const page = await context.newPage();
+    prepare: confine,
+    async run(page, confinement, deadline) {
+      confinement.site = site;
       let pageCrashed = false;
       page.on('crash', () => {
         pageCrashed = true;
@@ -162,7 +174,8 @@ export async function renderSite(
         }
         throw e;
       } finally {
-        if (refused() > 0) ctx.log(`refused ${refused()} request(s) outside the page's own files`);
+        const { refused } = confinement;
+        if (refused > 0) ctx.log(`refused ${refused} request(s) outside the page's own files`);
       }
     },
   });
