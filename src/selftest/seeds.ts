@@ -19,7 +19,7 @@ const SVG = `<svg xmlns="http://www.w3.org/2000/svg" width="480" height="120" vi
 const TEXT_FILES: Record<FormatId, string> = {
   txt: TEXT,
   md: '# Self-test\n\nSome *markdown* with a [link](https://example.org).\n\n- one\n- two\n',
-  org: '* Self-test\n\nSome /org/ text.\n\n| name | qty |\n|------+-----|\n| apple | 3 |\n',
+  org: '#+TITLE: Self-test\n\n* Heading\n\nSome /org/ text.\n\n| name | qty |\n|------+-----|\n| apple | 3 |\n',
   html:
     '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>Self-test</title></head>\n' +
     '<body><h1>Self-test</h1><p>The quick brown fox jumps over the lazy dog.</p>\n' +
