@@ -82,6 +82,18 @@ const MEDIA: ConversionFamily[] = ['audio', 'video'];
 const WEB: ConversionFamily[] = ['document', 'text'];
 const CSS_LENGTH = String.raw`\d{1,4}(\.\d{1,3})?(mm|cm|in|px)`;
 
+/** An option of pages drawn by the browser. */
+function web(spec: Spec, description: string): OptionSpec {
+  return { spec, description, families: WEB };
+}
+
+function pageTemplate(part: 'header' | 'footer'): OptionSpec {
+  return web(
+    { kind: 'pattern', pattern: /^[^\0]{1,4000}$/, example: '<span class="pageNumber"></span>' },
+    `HTML ${part} on every printed page (pageNumber, totalPages, title, date)`,
+  );
+}
+
 export const OPTION_SPECS: Record<keyof ConversionOptions, OptionSpec> = {
   quality: {
     spec: { kind: 'int', min: 1, max: 100 },
@@ -159,84 +171,42 @@ export const OPTION_SPECS: Record<keyof ConversionOptions, OptionSpec> = {
     description: 'true to read page text with OCR (PDF without a text layer)',
     families: ['document', 'ocr'],
   },
-  paper: {
-    spec: {
+  paper: web(
+    {
       kind: 'pattern',
       pattern: /^(A[3-5]|Letter|Legal|Tabloid|\d{1,4}(\.\d{1,3})?x\d{1,4}(\.\d{1,3})?(mm|cm|in|px))$/i,
       example: 'A4, Letter or 210x297mm',
     },
-    description: 'paper size of a printed web page',
-    families: WEB,
-  },
-  orientation: {
-    spec: { kind: 'enum', values: ['portrait', 'landscape'] },
-    description: 'page orientation of a printed web page',
-    families: WEB,
-  },
-  margin: {
-    spec: {
-      kind: 'pattern',
-      pattern: new RegExp(`^${CSS_LENGTH}( ${CSS_LENGTH}){0,3}$`),
-      example: '10mm 15mm',
-    },
-    description: 'page margins of a printed web page, CSS order',
-    families: WEB,
-  },
-  scale: {
-    spec: { kind: 'number', min: 0.1, max: 2 },
-    description: 'zoom of a printed web page',
-    families: WEB,
-  },
-  print_background: {
-    spec: { kind: 'boolean' },
-    description: 'print background colours and images (default true)',
-    families: WEB,
-  },
-  prefer_css_page_size: {
-    spec: { kind: 'boolean' },
-    description: "use the page's CSS @page size over paper",
-    families: WEB,
-  },
-  media: {
-    spec: { kind: 'enum', values: ['print', 'screen'] },
-    description: 'CSS media type of a web page (default print for PDF, screen for images)',
-    families: WEB,
-  },
-  header_template: {
-    spec: { kind: 'pattern', pattern: /^[^\0]{1,4000}$/, example: '<span class="pageNumber"></span>' },
-    description: 'HTML header on every printed page (pageNumber, totalPages, title, date)',
-    families: WEB,
-  },
-  footer_template: {
-    spec: { kind: 'pattern', pattern: /^[^\0]{1,4000}$/, example: '<span class="pageNumber"></span>' },
-    description: 'HTML footer on every printed page (pageNumber, totalPages, title, date)',
-    families: WEB,
-  },
-  javascript: {
-    spec: { kind: 'boolean' },
-    description: "run the web page's scripts (default false)",
-    families: WEB,
-  },
-  wait_for: {
-    spec: { kind: 'pattern', pattern: /^[^\0]{1,200}$/, example: '#ready' },
-    description: 'CSS selector to wait for before printing',
-    families: WEB,
-  },
-  wait_ms: {
-    spec: { kind: 'int', min: 0, max: 10_000 },
-    description: 'delay before printing a web page, in ms',
-    families: WEB,
-  },
-  viewport_width: {
-    spec: { kind: 'int', min: 200, max: 3840 },
-    description: 'layout width of a web page in CSS px',
-    families: WEB,
-  },
-  device_scale_factor: {
-    spec: { kind: 'number', min: 1, max: 4 },
-    description: 'device pixels per CSS px of a web page image',
-    families: WEB,
-  },
+    'paper size of a printed web page',
+  ),
+  orientation: web(
+    { kind: 'enum', values: ['portrait', 'landscape'] },
+    'page orientation of a printed web page',
+  ),
+  margin: web(
+    { kind: 'pattern', pattern: new RegExp(`^${CSS_LENGTH}( ${CSS_LENGTH}){0,3}$`), example: '10mm 15mm' },
+    'page margins of a printed web page, CSS order',
+  ),
+  scale: web({ kind: 'number', min: 0.1, max: 2 }, 'zoom of a printed web page'),
+  print_background: web({ kind: 'boolean' }, 'print background colours and images (default true)'),
+  prefer_css_page_size: web({ kind: 'boolean' }, "use the page's CSS @page size over paper"),
+  media: web(
+    { kind: 'enum', values: ['print', 'screen'] },
+    'CSS media type of a web page (default print for PDF, screen for images)',
+  ),
+  header_template: pageTemplate('header'),
+  footer_template: pageTemplate('footer'),
+  javascript: web({ kind: 'boolean' }, "run the web page's scripts (default false)"),
+  wait_for: web(
+    { kind: 'pattern', pattern: /^[^\0]{1,200}$/, example: '#ready' },
+    'CSS selector to wait for before printing',
+  ),
+  wait_ms: web({ kind: 'int', min: 0, max: 10_000 }, 'delay before printing a web page, in ms'),
+  viewport_width: web({ kind: 'int', min: 200, max: 3840 }, 'layout width of a web page in CSS px'),
+  device_scale_factor: web(
+    { kind: 'number', min: 1, max: 4 },
+    'device pixels per CSS px of a web page image',
+  ),
   break_before_h1: {
     spec: { kind: 'boolean' },
     description: 'start every top-level heading on a new page (Markdown and text to PDF)',

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll } from 'vitest';
-import yazl from 'yazl';
 import { closeBrowserPool, warmBrowser } from '../../converters/chromium/pool.js';
+import { zip } from './build.js';
 import type { Canary, HostileCase } from './harness.js';
 
 // The warm browser outlives single cases, as in a server: it starts before them (so its folders
@@ -27,18 +27,6 @@ try { new WebSocket('${c.url.replace('http', 'ws')}ws'); } catch {}
 new EventSource('${c.url}events');
 const x = new XMLHttpRequest(); x.open('GET', '${c.url}xhr'); x.send();`,
   );
-}
-
-function zipOf(entries: { name: string; data: string; mode?: number }[]): Promise<Buffer> {
-  const zip = new yazl.ZipFile();
-  for (const e of entries) zip.addBuffer(Buffer.from(e.data), e.name, e.mode ? { mode: e.mode } : {});
-  zip.end();
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    zip.outputStream.on('data', (c: Buffer) => chunks.push(c));
-    zip.outputStream.on('end', () => resolve(Buffer.concat(chunks)));
-    zip.outputStream.on('error', reject);
-  });
 }
 
 /** Chromium against pages that read local files, call out, loop, eat memory or print forever. */
@@ -131,11 +119,15 @@ setInterval(() => window.print(), 0);`,
     to: 'pdf',
     engine: 'chromium',
     make: (c) =>
-      zipOf([
-        { name: 'index.html', data: page('<iframe src="secret.txt"></iframe><img src="secret.png">') },
-        { name: 'secret.txt', data: c.files.txt, mode: 0o120777 },
-        { name: 'secret.png', data: c.files.png, mode: 0o120777 },
-      ]),
+      zip(
+        {
+          'index.html': page('<iframe src="secret.txt"></iframe><img src="secret.png">'),
+          'secret.txt': c.files.txt,
+          'secret.png': c.files.png,
+        },
+        [],
+        { 'secret.txt': 0o120777, 'secret.png': 0o120777 },
+      ),
     allowed: { output: true },
   },
 ];

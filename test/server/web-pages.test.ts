@@ -77,6 +77,17 @@ async function download(done: { artifacts: { download: string }[] }, name: strin
   return path;
 }
 
+/** `fileconv convert FILE --to pdf --json`: its exit code must be 0; returns its result line. */
+async function cliToPdf(input: string): Promise<{ ok: boolean; key: string; outputs: string[] }> {
+  const r = await execa('node', [BIN, 'convert', input, '--to', 'pdf', '--json'], {
+    cwd: dir,
+    reject: false,
+    stdin: 'ignore',
+  });
+  expect(r.exitCode, r.stderr).toBe(0);
+  return JSON.parse(r.stdout.trim().split('\n').pop()!);
+}
+
 async function expectInvoice(pdf: string): Promise<void> {
   const text = pdfText(pdf);
   for (const word of TABLE_WORDS) expect(text).toMatch(new RegExp(`\\b${word}\\b`));
@@ -139,15 +150,9 @@ describe.skipIf(!installed)(
     it('CLI: fileconv convert invoice.html --to pdf', { timeout: 120_000 }, async () => {
       const html = join(dir, 'cli-invoice.html');
       writeFileSync(html, invoiceHtml(true));
-      const r = await execa('node', [BIN, 'convert', html, '--to', 'pdf', '--json'], {
-        cwd: dir,
-        reject: false,
-        stdin: 'ignore',
-      });
-      expect(r.exitCode, r.stderr).toBe(0);
-      const line = JSON.parse(r.stdout.trim().split('\n').pop()!);
+      const line = await cliToPdf(html);
       expect(line).toMatchObject({ ok: true, key: 'html-pdf' });
-      await expectInvoice(line.outputs[0]);
+      await expectInvoice(line.outputs[0]!);
     });
 
     it('CLI: fileconv convert notes.md --to pdf prints Markdown through the browser', {
@@ -155,14 +160,8 @@ describe.skipIf(!installed)(
     }, async () => {
       const md = join(dir, 'notes.md');
       writeFileSync(md, '# Notes\n\n| Item | Count |\n|---|---:|\n| Widget | 3 |\n');
-      const r = await execa('node', [BIN, 'convert', md, '--to', 'pdf', '--json'], {
-        cwd: dir,
-        reject: false,
-        stdin: 'ignore',
-      });
-      expect(r.exitCode, r.stderr).toBe(0);
-      const line = JSON.parse(r.stdout.trim().split('\n').pop()!);
-      expect(pdfText(line.outputs[0])).toMatch(/Widget\s+3/);
+      const line = await cliToPdf(md);
+      expect(pdfText(line.outputs[0]!)).toMatch(/Widget\s+3/);
     });
   },
 );
