@@ -47,7 +47,7 @@ async function checkRenderSize(svg: string, options: ConversionOptions): Promise
   else if (options.height) [w, h] = [(w * options.height) / h, options.height];
   if (w * h > MAX_PIXELS) {
     throw new FileconvError(
-      'CONVERT_FAILED',
+      'OUTPUT_TOO_LARGE',
       `The SVG would render at ${Math.round(w)} x ${Math.round(h)} pixels, over the limit of ${MAX_PIXELS / 1e6} megapixels.`,
     );
   }

@@ -99,11 +99,14 @@ async function launchOnce(chromiumPath: string, sandbox: boolean): Promise<Launc
   const profile = await freshProfile(drop ? UNPRIVILEGED : undefined);
   const chromeArgs = [...BASE_ARGS, `--user-data-dir=${profile}`, ...(sandbox ? [] : ['--no-sandbox'])];
   const inner = drop ? [...drop, chromiumPath, ...chromeArgs] : [chromiumPath, ...chromeArgs];
-  // No address-space cap (Chromium reserves terabytes of virtual memory) and no CPU cap (the
-  // browser lives across conversions); each conversion has its own time limit instead.
+  // No address-space cap (Chromium reserves terabytes of virtual memory), no CPU cap (the
+  // browser lives across conversions; each conversion has its own time limit instead) and no
+  // file-size cap (it would kill the browser over a large shared-memory segment; its results come
+  // back over the pipe and are checked against the output cap before they are written).
   const command = sandboxedCommand(inner[0]!, inner.slice(1), START_TIMEOUT_MS, {
     addressSpaceBytes: null,
     cpuSeconds: null,
+    fileSizeBytes: null,
   });
   try {
     const browser = await chromium.launch({

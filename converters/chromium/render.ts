@@ -5,6 +5,7 @@ import sharp from 'sharp';
 import type { StepContext } from '../../src/engine/contract.js';
 import type { ConversionOptions } from '../../src/engine/options.js';
 import { FileconvError } from '../../src/errors/index.js';
+import { engineOutputLimit } from '../../src/run/sandbox.js';
 import { withBrowserContext } from './pool.js';
 import { pdfOptions } from './print.js';
 import type { Site } from './site.js';
@@ -98,6 +99,13 @@ async function confine(context: BrowserContext): Promise<Confinement> {
   return confinement;
 }
 
+/** Writes a result the browser handed back, if it is within the engine output cap. */
+async function writeResult(output: string, bytes: Buffer): Promise<void> {
+  const cap = engineOutputLimit();
+  if (cap !== null && bytes.length > cap) throw new FileconvError('OUTPUT_TOO_LARGE');
+  await writeFile(output, bytes);
+}
+
 async function screenshot(page: Page, to: RenderTarget, output: string, options: ConversionOptions) {
   const scale = options.device_scale_factor ?? 1;
   // Measured through DevTools, which answers with the page's own scripts off.
@@ -112,10 +120,13 @@ async function screenshot(page: Page, to: RenderTarget, output: string, options:
     clip: tooTall ? { x: 0, y: 0, width, height: Math.floor(MAX_IMAGE_HEIGHT / scale) } : undefined,
     animations: 'disabled',
   });
-  if (to === 'png') return writeFile(output, png);
+  if (to === 'png') return writeResult(output, png);
   const image = sharp(png);
   const quality = options.quality ?? 85;
-  await (to === 'jpg' ? image.jpeg({ quality, mozjpeg: true }) : image.webp({ quality })).toFile(output);
+  await writeResult(
+    output,
+    await (to === 'jpg' ? image.jpeg({ quality, mozjpeg: true }) : image.webp({ quality })).toBuffer(),
+  );
 }
 
 function crashed(): FileconvError {
@@ -164,7 +175,7 @@ export async function renderSite(
         if (options.wait_ms) await page.waitForTimeout(Math.min(options.wait_ms, left()));
         ctx.progress(0.6);
         if (image) await screenshot(page, to, output, options);
-        else await writeFile(output, await page.pdf(pdfOptions(options)));
+        else await writeResult(output, await page.pdf(pdfOptions(options)));
       } catch (e) {
         if (pageCrashed) throw crashed();
         if (options.wait_for && /waitForSelector/.test((e as Error).message)) {

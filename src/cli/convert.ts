@@ -3,13 +3,12 @@ import { tmpdir } from 'node:os';
 import { basename, join, relative } from 'node:path';
 import type { Command } from 'commander';
 import ora, { type Ora } from 'ora';
-import { detect } from '../detect/index.js';
+import { convertFile } from '../core/convert-file.js';
 import { closeEngines } from '../engine/registry.js';
 import { FileconvError } from '../errors/index.js';
-import { formatFromFilename, resolveFormat } from '../formats/index.js';
+import { resolveFormat } from '../formats/index.js';
 import { fetchToFile } from '../intake/url.js';
 import { mapLimit } from '../run/pool.js';
-import { runConversion } from '../run/runner.js';
 import type { Progress } from '../run/types.js';
 import {
   batchExitCode,
@@ -161,7 +160,6 @@ interface OneJob {
 /** Fetches (for a URL), detects and converts one input; never throws. */
 async function convertOne(input: string, job: OneJob): Promise<ConvertLine> {
   let fetchDir: string | undefined;
-  let key: string | undefined;
   try {
     let path = input;
     let name = basename(input);
@@ -175,11 +173,10 @@ async function convertOne(input: string, job: OneJob): Promise<ConvertLine> {
       path = fetched.path;
       name = fetched.filename;
     }
-    const from = job.from ?? (await sourceFormat(path, name));
-    key = `${from}-${job.to}`;
-    const result = await runConversion({
-      input: path,
-      from,
+    const result = await convertFile({
+      path,
+      filename: name,
+      from: job.from,
       to: job.to,
       options: job.options,
       outDir: job.outDir,
@@ -187,27 +184,10 @@ async function convertOne(input: string, job: OneJob): Promise<ConvertLine> {
       signal: job.signal,
       onProgress: job.onProgress,
     });
-    return { input, ok: true, outputs: result.files.map((f) => f.path), key: result.plan.key };
+    return { input, ok: true, outputs: result.outputs, key: result.key };
   } catch (e) {
-    return { input, ok: false, outputs: [], key, error: errorBody(e) };
+    return { input, ok: false, outputs: [], error: errorBody(e) };
   } finally {
     if (fetchDir) await rm(fetchDir, { recursive: true, force: true });
   }
-}
-
-/** The detected format; the extension's when detection cannot tell. */
-async function sourceFormat(path: string, filename: string): Promise<string> {
-  const declared = formatFromFilename(filename)?.id;
-  const report = await detect(path, { filename });
-  let detected = report.detected && report.detected !== 'bin' ? report.detected : undefined;
-  // Plain text is the weakest finding: a .md or .csv that reads as text is taken at its word.
-  if (detected === 'txt' && declared) detected = declared;
-  const found = detected ?? declared;
-  if (!found) {
-    throw new FileconvError(
-      'UNSUPPORTED_CONVERSION',
-      `Could not tell the format of ${filename}; give it with --from.`,
-    );
-  }
-  return found;
 }

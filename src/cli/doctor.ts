@@ -53,7 +53,11 @@ async function printEngines(engines: EngineStatus[]): Promise<void> {
   }
   const sandbox = engineSandbox();
   const network = sandbox.network ? 'no network (own namespace)' : 'network not isolated';
-  const limits = sandbox.limits ? 'memory and CPU caps' : 'no memory or CPU caps';
+  const output =
+    sandbox.defaultFileSizeBytes === null
+      ? 'no output cap'
+      : `output cap ${sandbox.defaultFileSizeBytes} bytes per file`;
+  const limits = sandbox.limits ? `memory and CPU caps, ${output}` : 'no memory, CPU or output caps';
   console.log(
     `\nengine isolation: ${sandbox.enabled ? `${limits}, ${network}` : 'off (FILECONV_ENGINE_SANDBOX=off)'}`,
   );

@@ -2,7 +2,8 @@ import { existsSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { loadConverters, packageRoot } from '../engine/registry.js';
+import { packageRoot } from '../engine/package-files.js';
+import { loadConverters } from '../engine/registry.js';
 import { renderConversionsDoc } from './conversions.js';
 
 /** `npm run docs`: writes docs/conversions.md, and docs/formats.md when its renderer is present. */

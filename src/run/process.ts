@@ -153,6 +153,8 @@ export async function runProcess(
     const stdoutBuffer = options.binaryStdout ? Buffer.from(r.stdout as unknown as Uint8Array) : undefined;
     const stdout = options.binaryStdout ? '' : String(r.stdout ?? '');
     if (r.exitCode !== 0 || r.signal) {
+      if (wroteTooMuch(r.signal ?? undefined, r.exitCode, stderr))
+        throw new FileconvError('OUTPUT_TOO_LARGE');
       throw new EngineProcessError(basename(file), r.exitCode, r.signal ?? undefined, stderr, stdout);
     }
     return { stdout, stderr, stdoutBuffer };
@@ -161,6 +163,19 @@ export async function runProcess(
     ctx.signal.removeEventListener('abort', onAbort);
     killGroup(child.pid);
   }
+}
+
+/**
+ * An engine past its file-size cap (RLIMIT_FSIZE) is killed by SIGXFSZ (a shell in between says
+ * "File size limit exceeded" and exits 128+25); one that ignores the signal (Python does, so
+ * calibre and the UNO bridge) sees its write fail with EFBIG, "File too large".
+ */
+function wroteTooMuch(signal: string | undefined, exitCode: number | undefined, stderr: string): boolean {
+  return (
+    signal === 'SIGXFSZ' ||
+    (exitCode === 153 && /File size limit exceeded/.test(stderr)) ||
+    /\bFile too large\b/.test(stderr)
+  );
 }
 
 let sandboxNoted = false;
