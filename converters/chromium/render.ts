@@ -88,7 +88,13 @@ async function confine(context: BrowserContext): Promise<Confinement> {
   const confinement: Confinement = { refused: 0 };
   await context.route('**/*', async (route) => {
     const site = confinement.site;
-    const refused = site ? await answer(route, site).catch(() => true) : await route.abort().then(() => true);
+    // A request that cannot be answered (a malformed path) is refused, never left hanging.
+    const refuse = () =>
+      route.abort().then(
+        () => true,
+        () => true,
+      );
+    const refused = site ? await answer(route, site).catch(refuse) : await refuse();
     if (refused) confinement.refused++;
   });
   await context.routeWebSocket(/.*/, (ws) => {

@@ -205,7 +205,7 @@ describe.skipIf(!installed)('chromium converter (Debian chromium not installed)'
     writeFileSync(
       page,
       `<!DOCTYPE html><html><head><link rel="stylesheet" href="${url}/css"></head><body>
-<img src="${url}/img"><iframe src="${url}/frame"></iframe>
+<img src="${url}/img"><img src="/bad%E0%A4%A.png"><iframe src="${url}/frame"></iframe>
 <script>fetch('${url}/fetch').catch(() => {}); new WebSocket('ws://127.0.0.1:${port}/ws');</script></body></html>`,
     );
     process.env.FILECONV_ENGINE_SANDBOX = 'off';
