@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { type EngineStatus, probeEngines, resetEngineCache } from '../engine/registry.js';
+import { closeEngines, type EngineStatus, probeEngines, resetEngineCache } from '../engine/registry.js';
 import { FONT_PACKAGE_NAMES } from '../fonts/catalog.js';
 import { checkFonts, type FontReport } from '../fonts/check.js';
 import { resetCatalog } from '../plan/index.js';
@@ -27,7 +27,7 @@ export function register(program: Command): void {
     .option('--only <filter>', 'self-test only these families or keys (comma-separated)')
     .addHelpText('after', '\nExit codes: 0 all engines and fonts found (and self-test passed), 1 otherwise.')
     .action(async (flags: DoctorFlags) => {
-      process.exitCode = await doctorCommand(flags);
+      process.exitCode = await doctorCommand(flags).finally(closeEngines);
     });
   exitWithUsageCode(cmd);
 }

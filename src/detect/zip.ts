@@ -63,7 +63,22 @@ function classifyNames(names: string[]): Finding | undefined {
   // An EPUB without its mimetype entry is malformed but still recognisable by its container file.
   if (has('META-INF/container.xml') && names.some((n) => /\.opf$/i.test(n)))
     return { id: 'epub', confidence: CONFIDENCE.TEXT };
+  if (webPageEntry(names)) return { id: 'htmlzip', confidence: CONFIDENCE.CONTAINER };
   return undefined;
+}
+
+/**
+ * The page of a ZIP that holds a web page with its assets: `index.html` at the top level, or in
+ * the one folder everything else sits in (what zipping a folder gives). Undefined for other ZIPs.
+ */
+export function webPageEntry(all: readonly string[]): string | undefined {
+  // macOS archivers add a __MACOSX folder of resource forks beside the real content.
+  const names = all.filter((n) => !n.startsWith('__MACOSX/'));
+  if (names.includes('index.html')) return 'index.html';
+  const top = new Set(names.map((n) => n.split('/')[0]));
+  const [only] = top;
+  if (top.size !== 1 || !names.some((n) => n.includes('/'))) return undefined;
+  return names.includes(`${only}/index.html`) ? `${only}/index.html` : undefined;
 }
 
 async function readCentralDirectory(src: ByteSource): Promise<Entry[] | undefined> {

@@ -4,6 +4,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { serve } from '@hono/node-server';
+import { closeEngines } from '../engine/registry.js';
 import { DiskBlobStore } from '../store/disk.js';
 import { DATABASE_FILE, openDatabase, SqliteRequestStore } from '../store/sqlite.js';
 import { SqliteKeyStore, SqliteQuotaStore } from '../store/sqlite-identity.js';
@@ -151,6 +152,7 @@ export async function startServer(config: ServeConfig, options: StartOptions = {
           setTimeout(() => server.closeAllConnections(), 2000).unref();
         });
         service.close();
+        await closeEngines();
       })();
       return closing;
     },

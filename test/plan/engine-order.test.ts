@@ -49,4 +49,14 @@ describe('fastest engine first', () => {
   it('avif->png: sharp first, ImageMagick (libheif) for what libvips cannot open', () => {
     expect(stepEngines('avif', 'png')).toEqual(['sharp', 'imagemagick']);
   });
+
+  it('html->pdf: Chromium draws web pages, LibreOffice is the fallback', () => {
+    const engines = stepEngines('html', 'pdf');
+    expect(engines[0]).toBe('chromium');
+    expect(engines).toContain('libreoffice');
+  });
+
+  it('md->pdf: one step through the print stylesheet and Chromium', () => {
+    expect(stepEngines('md', 'pdf')).toEqual(['pandoc-chromium']);
+  });
 });

@@ -34,6 +34,15 @@ const TRAITS: Record<FormatId, Trait[]> = {
     [/^.+\n([~^"'`#*+:.])\1{2,}\s*$/m, 2],
     [/^.+\n([=-])\1{2,}\s*$/m, 1],
   ],
+  org: [
+    [/^#\+(title|author|date|options|startup|property|name|results):/im, 3],
+    [/^\s*#\+begin_(src|quote|example|export|center)\b/im, 3],
+    // A table rule joined with `+` inside `|...|` is Org's own (Markdown joins with `|`).
+    [/^\s*\|-+(\+-+)+\|\s*$/m, 4],
+    [/^\s*:PROPERTIES:\s*$/m, 3],
+    [/\[\[[^\]\n]+\](\[[^\]\n]+\])?\]/, 2],
+    [/^\*+ (TODO |DONE )?\S/m, 1],
+  ],
   tex: [
     [/\\documentclass(\[[^\]]*\])?\{/, 5],
     [/\\begin\{document\}/, 4],
@@ -125,7 +134,7 @@ const MIN_SCORE = 3;
 const DISTINCTIVE = 2;
 
 /** Formats that may quote code in fenced blocks, which must not count as that code's traits. */
-const PROSE = new Set(['md', 'rst', 'tex']);
+const PROSE = new Set(['md', 'rst', 'org', 'tex']);
 
 function score(traits: Trait[], text: string): number {
   let sum = 0;
