@@ -4,8 +4,9 @@ import { basename, join, relative } from 'node:path';
 import type { Command } from 'commander';
 import ora, { type Ora } from 'ora';
 import { detect } from '../detect/index.js';
+import { sourceFormatOf } from '../detect/source-format.js';
 import { FileconvError } from '../errors/index.js';
-import { formatFromFilename, resolveFormat } from '../formats/index.js';
+import { resolveFormat } from '../formats/index.js';
 import { fetchToFile } from '../intake/url.js';
 import { mapLimit } from '../run/pool.js';
 import { runConversion } from '../run/runner.js';
@@ -193,14 +194,9 @@ async function convertOne(input: string, job: OneJob): Promise<ConvertLine> {
   }
 }
 
-/** The detected format; the extension's when detection cannot tell. */
+/** The source format by the one rule of src/detect/source-format.ts. */
 async function sourceFormat(path: string, filename: string): Promise<string> {
-  const declared = formatFromFilename(filename)?.id;
-  const report = await detect(path, { filename });
-  let detected = report.detected && report.detected !== 'bin' ? report.detected : undefined;
-  // Plain text is the weakest finding: a .md or .csv that reads as text is taken at its word.
-  if (detected === 'txt' && declared) detected = declared;
-  const found = detected ?? declared;
+  const found = sourceFormatOf(await detect(path, { filename }));
   if (!found) {
     throw new FileconvError(
       'UNSUPPORTED_CONVERSION',

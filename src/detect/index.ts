@@ -9,13 +9,14 @@ import {
 } from '../formats/index.js';
 import { detectMagic } from './magic.js';
 import { inspectOle, isOleSignature } from './ole.js';
-import { matchSignature, startsAsText } from './signatures.js';
+import { flacAfterId3, matchSignature, startsAsText } from './signatures.js';
 import { ByteSource } from './source.js';
 import { sniffText } from './text/index.js';
 import { CONFIDENCE, type Finding } from './types.js';
 import { inspectZip, isZipSignature } from './zip.js';
 
 export { HEAD_BYTES } from './source.js';
+export { isTextFormat, sourceFormatOf } from './source-format.js';
 export { CONFIDENCE, type Finding } from './types.js';
 
 /** The detect report (api.md): what was declared, what the bytes are, and whether they agree. */
@@ -90,7 +91,7 @@ async function detectSource(src: ByteSource): Promise<Finding> {
   if (src.size === 0) return { id: 'bin', confidence: CONFIDENCE.NOTHING };
   if (isZipSignature(src.head)) return inspectZip(src);
   if (isOleSignature(src.head)) return inspectOle(src);
-  const signature = matchSignature(src.head);
+  const signature = matchSignature(src.head) ?? (await flacAfterId3(src));
   if (signature) return signature;
   if (startsAsText(src.head)) {
     const text = sniffText(src.head, src.complete);
