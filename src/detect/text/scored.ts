@@ -3,8 +3,23 @@ import type { FormatId } from '../../formats/index.js';
 /** A trait of a text format: a pattern (or a test) and how much finding it anywhere counts. */
 type Trait = [pattern: RegExp | ((text: string) => boolean), weight: number];
 
+/** A title between an overline and an underline of one punctuation character, as long as the title. */
+function rstOverlinedTitle(text: string): boolean {
+  for (const m of text.matchAll(/^([=\-~^"'`#*+])\1{2,}[ \t]*\n(.+)\n\1{3,}[ \t]*$/gm)) {
+    const line = m[0].split('\n');
+    const title = m[2]!.trim();
+    if (
+      title !== '' &&
+      line[0]!.trimEnd().length >= title.length &&
+      line[2]!.trimEnd().length >= title.length
+    )
+      return true;
+  }
+  return false;
+}
+
 /**
- * A title underlined (and maybe overlined) with a run of one punctuation character at least as
+ * A title underlined with a run of one punctuation character at least as
  * long as the title, as reStructuredText requires; a `"""` under a long line is not one.
  */
 function rstTitle(chars: string): (text: string) => boolean {
@@ -50,7 +65,7 @@ const TRAITS: Record<FormatId, Trait[]> = {
     [/``[^`\n]+``/, 2],
     [/:[a-z]+:`[^`]+`/, 2],
     [/`[^`\n]+`_/, 2],
-    [/^([=\-~^"'`#*+])\1{2,}\s*$\n.+\n\1{3,}\s*$/m, 3],
+    [rstOverlinedTitle, 3],
     [rstTitle('~^"\'`#*+:.'), 2],
     [rstTitle('=\\-'), 1],
   ],
