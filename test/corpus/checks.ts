@@ -12,7 +12,6 @@ const SPREADSHEET = ['pdf', 'csv'];
 const IMAGE = ['png', 'jpg', 'webp', 'pdf'];
 const AUDIO = ['mp3', 'ogg', 'wav'];
 const VIDEO = ['mp4', 'webm', 'mp3', 'gif'];
-const CODE = ['pdf', 'html'];
 
 /** The targets people usually want for each source format; the source itself is skipped. */
 export const USUAL_TARGETS: Record<string, string[]> = {
@@ -64,12 +63,7 @@ export const USUAL_TARGETS: Record<string, string[]> = {
   toml: ['json'],
   xml: ['json'],
   epub: ['pdf', 'txt'],
-  py: CODE,
-  js: CODE,
-  ts: CODE,
-  sh: CODE,
-  css: CODE,
-  sql: CODE,
+  // Code formats (py, js, ts, sh, css, sql) have no conversions in the catalog: they are only detected.
 };
 
 export function targetsFor(format: string): string[] {
@@ -92,9 +86,18 @@ const MIME: Record<string, RegExp> = {
   odt: /opendocument\.text$/,
   epub: /^application\/epub\+zip$/,
   html: /^text\/(html|xml|plain)$/,
-  txt: /^text\//,
-  md: /^text\//,
 };
+
+/** Text targets: valid UTF-8 without NULs. A document without text rightly gives an empty one. */
+async function checkText(file: string): Promise<string | undefined> {
+  const bytes = await readFile(file);
+  try {
+    const text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+    return text.includes('\0') ? 'NUL bytes in text' : undefined;
+  } catch {
+    return 'not UTF-8 text';
+  }
+}
 
 /** ffprobe's format_name and the stream kinds an output must have. */
 const MEDIA: Record<string, { format: RegExp; streams: string[] }> = {
@@ -158,12 +161,11 @@ export const isTarget: OutputCheck = async (file, target) => {
   if (target === 'pdf') return checkPdf(file);
   if (target in MEDIA) return checkMedia(file, target);
   if (target === 'json' || target === 'yaml' || target === 'csv') return checkParsed(file, target);
+  if (target === 'txt' || target === 'md') return checkText(file);
   const want = MIME[target];
   if (!want) return `no check for ${target}`;
   const mime = await fileMime(file);
-  if (!want.test(mime)) return `file says ${mime}`;
-  if (/^(txt|md|html)$/.test(target) && (await readFile(file, 'utf8')).trim() === '') return 'empty output';
-  return undefined;
+  return want.test(mime) ? undefined : `file says ${mime}`;
 };
 
 /**

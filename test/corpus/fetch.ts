@@ -32,6 +32,8 @@ export interface CorpusEntry {
   cut?: { from: string; bytes: number };
   bytes: number;
   sha256: string;
+  /** A damaged or invalid file as shipped (a test suite's bad input): a conversion must end in a clear code. */
+  broken?: boolean;
   notes?: string;
 }
 
