@@ -70,6 +70,11 @@ describe('binary classes', () => {
     expect(cut).toEqual({ id: 'xls', confidence: 0.4 });
   });
 
+  it('HTML after a blank head longer than the detection head is HTML', async () => {
+    const page = Buffer.concat([Buffer.alloc(100_000, ' \n'), real('page.html')]);
+    expect((await detectBytes(page)).id).toBe('html');
+  });
+
   it('UTF-32 text with a BOM is text', async () => {
     const le = Buffer.alloc(4 + 4 * 12);
     le.writeUInt32LE(0xfeff, 0);
