@@ -20,7 +20,7 @@ const DETECTION_PER_FORMAT = 0.9;
 const CONVERSION_OVERALL = 0.98;
 const CASE_TIMEOUT_MS = 120_000;
 const PARALLEL = 2;
-/** Codes a cut file may end in: the conversion was refused for a stated reason. */
+/** Codes a broken file may end in: the conversion was refused for a stated reason. */
 const CLEAR_CODES = new Set<string>([...CONVERSION_DETAIL_CODES, 'UNSUPPORTED_CONVERSION']);
 
 interface Outcome {
@@ -137,7 +137,12 @@ async function main(): Promise<number> {
   const { bytes, named, sources } = await detectAll(chosen);
   table('Detection from the bytes alone (detect: detected)', bytes);
   const detection = table('Detection of the source format (bytes and file name, sourceFormatOf)', named);
-  if (process.argv.includes('--detect-only')) return detection.rate >= DETECTION_OVERALL ? 0 : 1;
+  const weak = [...detection.perFormat].filter(([, r]) => r < DETECTION_PER_FORMAT).map(([f]) => f);
+  const failures = [
+    detection.rate < DETECTION_OVERALL ? `detection ${pct(detection.rate)} < ${pct(DETECTION_OVERALL)}` : '',
+    weak.length ? `detection under ${pct(DETECTION_PER_FORMAT)} for ${weak.join(', ')}` : '',
+  ].filter(Boolean);
+  if (process.argv.includes('--detect-only')) return report(failures);
 
   const cases = chosen.flatMap((f) =>
     (isBroken(f) ? targetsFor(f.format).slice(0, 1) : targetsFor(f.format)).map((to) => ({ f, to })),
@@ -153,17 +158,16 @@ async function main(): Promise<number> {
   });
   const conversion = table('Conversions (output checked by file/ffprobe/pdfinfo/parsers)', conversions);
 
-  const weak = [...detection.perFormat].filter(([, r]) => r < DETECTION_PER_FORMAT).map(([f]) => f);
-  const failures = [
-    detection.rate < DETECTION_OVERALL ? `detection ${pct(detection.rate)} < ${pct(DETECTION_OVERALL)}` : '',
-    weak.length ? `detection under ${pct(DETECTION_PER_FORMAT)} for ${weak.join(', ')}` : '',
-    conversion.rate < CONVERSION_OVERALL
-      ? `conversions ${pct(conversion.rate)} < ${pct(CONVERSION_OVERALL)}`
-      : '',
-  ].filter(Boolean);
-  if (failures.length) console.log(`\nBelow the thresholds: ${failures.join('; ')}`);
+  if (conversion.rate < CONVERSION_OVERALL)
+    failures.push(`conversions ${pct(conversion.rate)} < ${pct(CONVERSION_OVERALL)}`);
+  const code = report(failures);
   const passed = conversions.filter((o) => o.ok).length;
   console.log(`\n${passed} passed, ${conversions.length - passed} failed`);
+  return code;
+}
+
+function report(failures: string[]): number {
+  if (failures.length) console.log(`\nBelow the thresholds: ${failures.join('; ')}`);
   return failures.length ? 1 : 0;
 }
 
