@@ -8,7 +8,7 @@ import {
   edgesBetween,
 } from '../src/engine/contract.js';
 import type { ConversionOptions } from '../src/engine/options.js';
-import { packageRoot } from '../src/engine/registry.js';
+import { convertersDir } from '../src/engine/package-files.js';
 import { FileconvError } from '../src/errors/index.js';
 import { extensionOf, type FormatId } from '../src/formats/index.js';
 import { EngineProcessError, findBinary, runProcess } from '../src/run/process.js';
@@ -48,7 +48,7 @@ const edges = edgesBetween([...COMMON, ...OWN, ...READ_ONLY], [...COMMON, ...OWN
 
 /** The folder holding fileconv's policy.xml (shipped with the package). */
 export function policyDir(): string {
-  return join(packageRoot(), 'converters', 'imagemagick');
+  return convertersDir('imagemagick');
 }
 
 /** Environment for every ImageMagick run: the project's restrictive policy. */
@@ -63,7 +63,7 @@ let found: Promise<EngineProbe> | undefined;
  * `convert` on PATH may be another program (Windows' disk tool, a wrapper), so each candidate's
  * -version must say ImageMagick.
  */
-export function findImageMagick(): Promise<EngineProbe> {
+export async function findImageMagick(): Promise<EngineProbe> {
   found ??= (async () => {
     for (const name of ['magick', 'convert-im6.q16', '/usr/bin/convert']) {
       const path = findBinary([name]);
@@ -79,7 +79,10 @@ export function findImageMagick(): Promise<EngineProbe> {
     }
     return { ok: false, detail: 'no ImageMagick binary (magick, convert-im6.q16 or /usr/bin/convert) found' };
   })();
-  return found;
+  const probe = await found;
+  // Only a binary that was found is remembered: `doctor --install` probes again after installing it.
+  if (!probe.ok) found = undefined;
+  return probe;
 }
 
 /** -resize geometry (and -extent for cover/contain) for the width/height/fit options. */

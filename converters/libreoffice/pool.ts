@@ -1,8 +1,6 @@
 import { existsSync, rmSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { packageRoot } from '../../src/engine/registry.js';
+import { convertersDir } from '../../src/engine/package-files.js';
 import { FileconvError } from '../../src/errors/index.js';
 import { findBinary } from '../../src/run/process.js';
 import { type BridgeReply, OfficeInstance } from './instance.js';
@@ -65,15 +63,8 @@ export async function configureOfficePool(options: OfficePoolOptions): Promise<v
 }
 
 function bridgeScript(): string | undefined {
-  const candidates = [fileURLToPath(new URL('./uno_bridge.py', import.meta.url))];
-  try {
-    const root = packageRoot();
-    candidates.push(join(root, 'converters', 'libreoffice', 'uno_bridge.py'));
-    candidates.push(join(root, 'dist', 'converters', 'libreoffice', 'uno_bridge.py'));
-  } catch {
-    // not inside the package: only the sibling path applies
-  }
-  return candidates.find((c) => existsSync(c));
+  const script = convertersDir('libreoffice', 'uno_bridge.py');
+  return existsSync(script) ? script : undefined;
 }
 
 async function checkAvailability(): Promise<Availability> {

@@ -3,13 +3,11 @@ import { tmpdir } from 'node:os';
 import { basename, join, relative } from 'node:path';
 import type { Command } from 'commander';
 import ora, { type Ora } from 'ora';
-import { detect } from '../detect/index.js';
-import { sourceFormatOf } from '../detect/source-format.js';
+import { convertFile } from '../core/convert-file.js';
 import { FileconvError } from '../errors/index.js';
 import { resolveFormat } from '../formats/index.js';
 import { fetchToFile } from '../intake/url.js';
 import { mapLimit } from '../run/pool.js';
-import { runConversion } from '../run/runner.js';
 import type { Progress } from '../run/types.js';
 import {
   batchExitCode,
@@ -160,7 +158,6 @@ interface OneJob {
 /** Fetches (for a URL), detects and converts one input; never throws. */
 async function convertOne(input: string, job: OneJob): Promise<ConvertLine> {
   let fetchDir: string | undefined;
-  let key: string | undefined;
   try {
     let path = input;
     let name = basename(input);
@@ -174,11 +171,10 @@ async function convertOne(input: string, job: OneJob): Promise<ConvertLine> {
       path = fetched.path;
       name = fetched.filename;
     }
-    const from = job.from ?? (await sourceFormat(path, name));
-    key = `${from}-${job.to}`;
-    const result = await runConversion({
-      input: path,
-      from,
+    const result = await convertFile({
+      path,
+      filename: name,
+      from: job.from,
       to: job.to,
       options: job.options,
       outDir: job.outDir,
@@ -186,22 +182,10 @@ async function convertOne(input: string, job: OneJob): Promise<ConvertLine> {
       signal: job.signal,
       onProgress: job.onProgress,
     });
-    return { input, ok: true, outputs: result.files.map((f) => f.path), key: result.plan.key };
+    return { input, ok: true, outputs: result.outputs, key: result.key };
   } catch (e) {
-    return { input, ok: false, outputs: [], key, error: errorBody(e) };
+    return { input, ok: false, outputs: [], error: errorBody(e) };
   } finally {
     if (fetchDir) await rm(fetchDir, { recursive: true, force: true });
   }
-}
-
-/** The source format by the one rule of src/detect/source-format.ts. */
-async function sourceFormat(path: string, filename: string): Promise<string> {
-  const found = sourceFormatOf(await detect(path, { filename }));
-  if (!found) {
-    throw new FileconvError(
-      'UNSUPPORTED_CONVERSION',
-      `Could not tell the format of ${filename}; give it with --from.`,
-    );
-  }
-  return found;
 }

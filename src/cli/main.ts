@@ -1,20 +1,38 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { Command } from 'commander';
-import * as catalog from './catalog.js';
-import * as convert from './convert.js';
-import * as detect from './detect.js';
-import * as doctor from './doctor.js';
-import * as keys from './keys.js';
-import * as serve from './serve.js';
+import { packageRoot } from '../engine/package-files.js';
 
+interface CommandModule {
+  register(program: Command): void;
+}
+
+// Each subcommand lives in its own module and registers itself. Only the one being run is loaded:
+// start-up is the speed of a CLI called once per file, and `detect` needs no engines, server or
+// database driver.
+const COMMANDS: Record<string, () => Promise<CommandModule>> = {
+  detect: () => import('./detect.js'),
+  convert: () => import('./convert.js'),
+  catalog: () => import('./catalog.js'),
+  doctor: () => import('./doctor.js'),
+  serve: () => import('./serve.js'),
+  keys: () => import('./keys.js'),
+};
+
+const { version } = JSON.parse(readFileSync(join(packageRoot(), 'package.json'), 'utf8')) as {
+  version: string;
+};
 const program = new Command()
   .name('fileconv')
   .description('Identify files and convert them between formats with real engines.')
-  .version('0.1.0');
+  .version(version);
 
-// Each subcommand lives in its own module and registers itself here.
-const modules = [detect, convert, catalog, doctor, serve, keys] as Array<{
-  register(program: Command): void;
-}>;
-for (const m of modules) m.register(program);
+const first = process.argv[2] ?? '';
+const needed = Object.hasOwn(COMMANDS, first)
+  ? [first]
+  : ['-V', '--version'].includes(first)
+    ? []
+    : Object.keys(COMMANDS); // help, or an unknown command that commander explains
+for (const name of needed) (await COMMANDS[name]!()).register(program);
 
 await program.parseAsync(process.argv);

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { isFileconvError } from '../errors/index.js';
+import { loopbackAllowanceFromEnv, TEST_LOOPBACK_WARNING } from '../intake/loopback.js';
 import { ENV_NAMES, type RawServeOptions, resolveServeConfig } from '../server/config.js';
 import { startServer } from '../server/server.js';
 import { publicUrlIntake } from '../server/url-intake.js';
@@ -42,6 +43,18 @@ export function register(program: Command): void {
       '--quota-key <quotas>',
       `daily quotas per API key, like "conversions=500,voice=20,file_checks=300" (${ENV_NAMES.quotaKey})`,
     )
+    .option(
+      '--upload-timeout <duration>',
+      `time an upload starts with, plus 1 s per --upload-min-rate bytes (${ENV_NAMES.uploadTimeout}, default 30s)`,
+    )
+    .option(
+      '--upload-min-rate <size>',
+      `bytes per second an upload must average after that (${ENV_NAMES.uploadMinRate}, default 4KiB)`,
+    )
+    .option(
+      '--idle-timeout <duration>',
+      `close a connection idle in both directions this long (${ENV_NAMES.idleTimeout}, default 120s)`,
+    )
     .action(async (flags: RawServeOptions) => {
       let config: ReturnType<typeof resolveServeConfig>;
       try {
@@ -52,7 +65,11 @@ export function register(program: Command): void {
         process.exitCode = 2;
         return;
       }
-      const server = await startServer(config, { urlIntake: publicUrlIntake(config.maxUpload) });
+      const allowLoopback = loopbackAllowanceFromEnv();
+      if (allowLoopback) console.error(`\n${'!'.repeat(78)}\n${TEST_LOOPBACK_WARNING}\n${'!'.repeat(78)}\n`);
+      const server = await startServer(config, {
+        urlIntake: publicUrlIntake(config.maxUpload, allowLoopback),
+      });
       console.log(`fileconv listening on ${server.url}`);
       console.log(`data in ${config.dataDir}`);
       const stop = (signal: string) => {

@@ -16,7 +16,6 @@ import { CONFIDENCE, type Finding } from './types.js';
 import { inspectZip, isZipSignature } from './zip.js';
 
 export { HEAD_BYTES } from './source.js';
-export { isTextFormat, sourceFormatOf } from './source-format.js';
 export { CONFIDENCE, type Finding } from './types.js';
 
 /** The detect report (api.md): what was declared, what the bytes are, and whether they agree. */

@@ -1,26 +1,13 @@
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import type { Converter, EngineProbe } from './contract.js';
-
-/** The package root: the nearest folder above this module holding fileconv's package.json. */
-export function packageRoot(): string {
-  let dir = dirname(fileURLToPath(import.meta.url));
-  for (;;) {
-    const pkg = join(dir, 'package.json');
-    if (existsSync(pkg) && JSON.parse(readFileSync(pkg, 'utf8')).name === 'fileconv') return dir;
-    const up = dirname(dir);
-    if (up === dir) throw new Error('fileconv package root not found');
-    dir = up;
-  }
-}
+import { convertersDir, runningFromSource } from './package-files.js';
 
 /** Where converter modules live: converters/*.ts in a source checkout, dist/converters/*.js when built. */
 function converterFiles(): string[] {
-  const root = packageRoot();
-  const fromSource = import.meta.url.endsWith('.ts');
-  const dir = fromSource ? join(root, 'converters') : join(root, 'dist', 'converters');
-  const ext = fromSource ? '.ts' : '.js';
+  const dir = convertersDir();
+  const ext = runningFromSource ? '.ts' : '.js';
   return readdirSync(dir)
     .filter((f) => f.endsWith(ext) && !f.includes('.test.') && !f.startsWith('_'))
     .sort()

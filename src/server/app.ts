@@ -3,6 +3,7 @@ import { FileconvError } from '../errors/index.js';
 import { mountWebPage } from '../web/serve.js';
 import type { AppEnv, ServerContext } from './context.js';
 import { errorResponse, handleError } from './http-errors.js';
+import { incomingOf } from './incoming.js';
 import { registerFileRoutes } from './routes/files.js';
 import { registerInfoRoutes } from './routes/info.js';
 import { registerIntakeRoutes } from './routes/intake.js';
@@ -39,7 +40,7 @@ export function createApp(ctx: ServerContext): Hono<AppEnv> {
     .map((r) => ({ method: r.method, pattern: routePattern(r.path) }));
 
   app.notFound((c) => {
-    drainRequest(c.env.incoming);
+    drainRequest(incomingOf(c));
     const allowed = routes.filter((r) => r.pattern.test(c.req.path)).map((r) => r.method);
     if (allowed.length > 0) {
       const allow = [...new Set(allowed.includes('GET') ? [...allowed, 'HEAD'] : allowed)].join(', ');
@@ -50,7 +51,7 @@ export function createApp(ctx: ServerContext): Hono<AppEnv> {
 
   app.onError((e, c) => {
     // A refused write's body may still be arriving: let it in so the answer reaches the client.
-    drainRequest(c.env.incoming);
+    drainRequest(incomingOf(c));
     return handleError(e, c, ctx.log);
   });
 

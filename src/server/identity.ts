@@ -3,6 +3,7 @@ import { clientIp } from '../identity/client-ip.js';
 import { hashSecret } from '../identity/keys.js';
 import type { KeyStore } from '../store/types.js';
 import type { IdentityResolver } from './context.js';
+import { socketAddress } from './incoming.js';
 
 /** `Bearer <token>` (scheme case-insensitive, RFC 7235); undefined for no header or another scheme. */
 export function bearerToken(authorization: string | undefined): string | undefined {
@@ -18,7 +19,7 @@ export function bearerToken(authorization: string | undefined): string | undefin
  */
 export function keyIdentity(keys: KeyStore, trustProxy: boolean): IdentityResolver {
   return async (c) => {
-    const ip = clientIp(c.env.incoming.socket.remoteAddress, c.req.raw.headers, trustProxy);
+    const ip = clientIp(socketAddress(c), c.req.raw.headers, trustProxy);
     const token = bearerToken(c.req.header('authorization'));
     if (token === undefined) return { kind: 'anonymous', ip };
     const key = token ? keys.findByHash(hashSecret(token)) : undefined;

@@ -45,7 +45,18 @@ async function signingSecret(dataDir: string): Promise<Buffer> {
   return secret;
 }
 
-export async function startServer(config: ServeConfig, options: StartOptions = {}): Promise<RunningServer> {
+/** The API without a listening socket: its context, its Hono app, and a way to stop it. */
+export interface FileconvService {
+  context: ServerContext;
+  app: ReturnType<typeof createApp>;
+  /** Stops taking writes and lets running conversions finish, up to the grace period. */
+  drain(): Promise<void>;
+  /** Closes the database; call after drain(). */
+  close(): void;
+}
+
+/** Opens the data directory, recovers the queue and starts the retention sweeper. */
+export async function openService(config: ServeConfig, options: StartOptions = {}): Promise<FileconvService> {
   const log = options.log ?? ((m: string) => console.error(m));
   await mkdir(config.dataDir, { recursive: true });
   const secret = await signingSecret(config.dataDir);
@@ -83,19 +94,46 @@ export async function startServer(config: ServeConfig, options: StartOptions = {
     log,
   };
   const app = createApp(context);
+  const stopSweeper = startSweeper(store, blobs, config.sweepIntervalMs, log);
+  // Warm the catalog so the first request and /readyz do not pay for probing the engines.
+  engine.catalog().catch((e) => log(`probing engines failed: ${(e as Error).message}`));
+  queue.pump();
+  let draining: Promise<void> | undefined;
+  return {
+    context,
+    app,
+    drain() {
+      draining ??= (async () => {
+        context.state.draining = true;
+        stopSweeper();
+        metering.close();
+        await queue.stop(config.shutdownGraceMs);
+      })();
+      return draining;
+    },
+    close() {
+      store.close();
+    },
+  };
+}
+
+export async function startServer(config: ServeConfig, options: StartOptions = {}): Promise<RunningServer> {
+  const service = await openService(config, options);
   const server = await new Promise<Server>((resolve, reject) => {
     const s = serve(
-      { fetch: app.fetch, hostname: config.host, port: config.port, autoCleanupIncoming: false },
+      { fetch: service.app.fetch, hostname: config.host, port: config.port, autoCleanupIncoming: false },
       () => resolve(s as Server),
     ) as Server;
     s.once('error', reject);
   });
   // Uploads of 200 MiB on slow links take a while; the default 5 min request timeout cuts them.
+  // Their pace is watched instead (config.uploadPace), and a connection idle in both directions,
+  // such as a download nobody reads, is destroyed after idleTimeoutMs with the file it was sending.
   server.requestTimeout = 0;
-  const stopSweeper = startSweeper(store, blobs, config.sweepIntervalMs, log);
-  // Warm the catalog so the first request and /readyz do not pay for probing the engines.
-  engine.catalog().catch((e) => log(`probing engines failed: ${(e as Error).message}`));
-  queue.pump();
+  server.timeout = config.idleTimeoutMs;
+  // Keep-alive connections must close (and say so in Keep-Alive: timeout=) before the idle timer
+  // would, or a client could reuse a socket the server is destroying.
+  server.keepAliveTimeout = Math.min(server.keepAliveTimeout, Math.floor(config.idleTimeoutMs / 2));
 
   const port = (server.address() as AddressInfo).port;
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
@@ -103,19 +141,16 @@ export async function startServer(config: ServeConfig, options: StartOptions = {
   return {
     url: `http://${host}:${port}`,
     port,
-    context,
+    context: service.context,
     shutdown() {
       closing ??= (async () => {
-        context.state.draining = true;
-        stopSweeper();
-        metering.close();
-        await queue.stop(config.shutdownGraceMs);
+        await service.drain();
         await new Promise<void>((resolve) => {
           server.close(() => resolve());
           server.closeIdleConnections();
           setTimeout(() => server.closeAllConnections(), 2000).unref();
         });
-        store.close();
+        service.close();
       })();
       return closing;
     },

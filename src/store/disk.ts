@@ -37,7 +37,14 @@ export class DiskBlobStore implements BlobStore {
       stream,
       commit: () => rename(partial, final),
       abort: async () => {
-        stream.destroy();
+        // Destroyed while still opening, the stream opens, closes and may report an error after
+        // the folder is pruned: wait for it to close, and let nothing it says go unhandled.
+        stream.on('error', () => {});
+        if (!stream.closed) {
+          const closed = new Promise<void>((resolve) => stream.once('close', () => resolve()));
+          stream.destroy();
+          await closed;
+        }
         await rm(partial, { force: true });
         await this.pruneEmpty(dirname(final));
       },

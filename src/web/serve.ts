@@ -1,8 +1,9 @@
 // What the HTTP server needs to serve the web page at `/`: the built files and their headers.
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { packageRoot, runningFromSource } from '../engine/package-files.js';
 
 export interface WebAsset {
   body: Buffer;
@@ -24,17 +25,6 @@ const FILES: Record<string, { path: string; type: string }> = {
   '/style.css': { path: 'style.css', type: 'text/css; charset=utf-8' },
 };
 
-/** The package root: the nearest folder above this module that holds package.json. */
-function packageRoot(): string {
-  let dir = dirname(fileURLToPath(import.meta.url));
-  while (!existsSync(join(dir, 'package.json'))) {
-    const parent = dirname(dir);
-    if (parent === dir) throw new Error('fileconv web page: package root not found');
-    dir = parent;
-  }
-  return dir;
-}
-
 let cached: Promise<Map<string, WebAsset>> | null = null;
 
 /**
@@ -54,8 +44,7 @@ async function loadAssets(): Promise<Map<string, WebAsset>> {
   const builtDir = join(root, 'dist', 'web');
   const assets = new Map<string, WebAsset>();
   // Running from the TypeScript source, a dist/web left over from an older build would be stale.
-  const fromSource = import.meta.url.endsWith('.ts');
-  if (!fromSource && Object.values(FILES).every((f) => existsSync(join(builtDir, f.path)))) {
+  if (!runningFromSource && Object.values(FILES).every((f) => existsSync(join(builtDir, f.path)))) {
     for (const [urlPath, file] of Object.entries(FILES)) {
       assets.set(urlPath, { body: await readFile(join(builtDir, file.path)), type: file.type });
     }

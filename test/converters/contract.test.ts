@@ -2,7 +2,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { renderConversionsDoc } from '../../src/docs/conversions.js';
-import { type EngineStatus, loadConverters, packageRoot, probeEngines } from '../../src/engine/registry.js';
+import { packageRoot } from '../../src/engine/package-files.js';
+import { type EngineStatus, loadConverters, probeEngines } from '../../src/engine/registry.js';
 import { FAMILIES, getFormat } from '../../src/formats/index.js';
 import { buildCatalog } from '../../src/plan/graph.js';
 

@@ -7,7 +7,8 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
-import { detect, sourceFormatOf } from '../../src/detect/index.js';
+import { sourceFormatOf } from '../../src/core/source-format.js';
+import { detect } from '../../src/detect/index.js';
 import { CONVERSION_DETAIL_CODES, isFileconvError } from '../../src/errors/index.js';
 import { getFormat } from '../../src/formats/index.js';
 import { mapLimit } from '../../src/run/pool.js';

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Hono } from 'hono';
-import { packageRoot } from '../../engine/registry.js';
+import { packageRoot } from '../../engine/package-files.js';
 import { FileconvError } from '../../errors/index.js';
 import type { AppEnv, ServerContext } from '../context.js';
 import { statsView } from '../views.js';

@@ -1,11 +1,12 @@
 import type { Hono, MiddlewareHandler } from 'hono';
-import { sourceFormatOf } from '../../detect/source-format.js';
+import { sourceFormatOf } from '../../core/source-format.js';
 import { validateOptions } from '../../engine/options.js';
 import { FileconvError } from '../../errors/index.js';
 import { resolveFormat } from '../../formats/index.js';
 import { optionFamilies } from '../../plan/index.js';
 import type { Plan } from '../../run/types.js';
 import { type AppEnv, meteredAs, type ServerContext, type WriteOperation } from '../context.js';
+import { incomingOf } from '../incoming.js';
 import { parseConvertMeta } from '../meta.js';
 import { checkQuotaLeft, drawQuota, enforceWriteLimit, reportLimits } from '../metering.js';
 import { fetchSourceUrl } from '../source-url.js';
@@ -82,10 +83,10 @@ function readUpload(
   c: Parameters<MiddlewareHandler<AppEnv>>[0],
   key: string,
 ): Promise<ParsedUpload> {
-  const incoming = c.env.incoming;
+  const incoming = incomingOf(c);
   const tooBig = checkContentLength(incoming, ctx.config.maxUpload);
   if (tooBig) throw tooBig;
-  return receiveUpload(incoming, ctx.blobs, key, ctx.config.maxUpload);
+  return receiveUpload(incoming, ctx.blobs, key, ctx.config.maxUpload, ctx.config.uploadPace);
 }
 
 export function registerIntakeRoutes(app: Hono<AppEnv>, ctx: ServerContext): void {
@@ -98,16 +99,17 @@ export function registerIntakeRoutes(app: Hono<AppEnv>, ctx: ServerContext): voi
     const upload = await readUpload(ctx, c, `inputs/${id}`);
     const file = upload.file;
     try {
+      // A missing file is the intake failure whatever else came with it (decisions.md: 422).
+      if (!file)
+        throw new FileconvError(
+          'INTAKE_FAILED',
+          'The file part is missing: send the file in a part named "file".',
+        );
       const unexpected = [...upload.fields.keys()].filter((k) => k !== 'declared');
       if (unexpected.length > 0)
         throw new FileconvError(
           'INVALID_REQUEST',
           `Unknown part "${unexpected[0]!.slice(0, 40)}"; detect takes "file" and an optional "declared".`,
-        );
-      if (!file)
-        throw new FileconvError(
-          'INTAKE_FAILED',
-          'The file part is missing: send the file in a part named "file".',
         );
       if (file.size === 0) throw new FileconvError('INTAKE_FAILED', 'The file part is empty.');
       const declared = upload.fields.get('declared')?.value;
