@@ -1,4 +1,5 @@
 import type { Hono, MiddlewareHandler } from 'hono';
+import { sourceFormatOf } from '../../core/source-format.js';
 import { validateOptions } from '../../engine/options.js';
 import { FileconvError } from '../../errors/index.js';
 import { resolveFormat } from '../../formats/index.js';
@@ -191,8 +192,9 @@ export function registerIntakeRoutes(app: Hono<AppEnv>, ctx: ServerContext): voi
       } else if (meta.sourceUrl !== undefined && meta.to !== undefined) {
         report = await engine.detect(path, { filename: file.filename, contentType: file.contentType });
         const to = resolveFormat(meta.to)?.id ?? meta.to;
-        plan = report.detected ? findPlan(plans, `${report.detected}-${to}`) : undefined;
-        if (!plan) throw unsupported(`${report.detected ?? 'unknown'}-${to}`);
+        const from = sourceFormatOf(report);
+        plan = from ? findPlan(plans, `${from}-${to}`) : undefined;
+        if (!plan) throw unsupported(`${from ?? 'unknown'}-${to}`);
       } else {
         throw new FileconvError(
           'INVALID_REQUEST',
