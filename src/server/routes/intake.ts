@@ -11,6 +11,8 @@ import { checkQuotaLeft, drawQuota, enforceWriteLimit, reportLimits } from '../m
 import { fetchSourceUrl } from '../source-url.js';
 import { newOwnerToken, newRequestId, OWNER_TOKEN, sha256Hex } from '../tokens.js';
 import { checkContentLength, type ParsedUpload, receiveUpload } from '../upload.js';
+import { baseUrl, requestView } from '../views.js';
+import { awaitEnd, MAX_SUBMIT_WAIT_SECONDS, waitMs } from '../wait.js';
 
 /** Detection answers within this time or fails (api.md: synchronous, at most 20 s). */
 const DETECT_TIMEOUT_MS = 20_000;
@@ -154,6 +156,8 @@ export function registerIntakeRoutes(app: Hono<AppEnv>, ctx: ServerContext): voi
     if (ctx.queue.size >= ctx.config.maxQueued) {
       throw new FileconvError('CONVERT_API_UNAVAILABLE', 'The work queue is full; retry after a minute.');
     }
+    // Checked before the body is read, so a bad wait costs the client no upload.
+    const wait = waitMs(c.req.query('wait'), MAX_SUBMIT_WAIT_SECONDS);
     const id = newRequestId();
     const inputKey = `inputs/${id}`;
     const received = Date.now();
@@ -250,6 +254,12 @@ export function registerIntakeRoutes(app: Hono<AppEnv>, ctx: ServerContext): voi
       }
       stored = false;
       ctx.queue.pump();
+      // ?wait=N (an extension of api.md): the finished request as GET /requests/{id} shows it, if it ends in time.
+      const finished = wait > 0 ? await awaitEnd(ctx, id, wait, c.req.raw.signal) : undefined;
+      if (finished && finished.status !== 'running') {
+        c.header('Cache-Control', 'no-store');
+        return c.json(requestView(finished, store.artifacts(id), baseUrl(c, ctx.config)));
+      }
       return c.json({ request_id: id, status: 'running' }, 202);
     } finally {
       if (stored) await blobs.delete(inputKey).catch(() => {});
