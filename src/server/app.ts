@@ -22,6 +22,9 @@ function routePattern(path: string): RegExp {
 export function createApp(ctx: ServerContext): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
 
+  app.use('*', ctx.metrics.middleware());
+  ctx.metrics.mount(app, ctx.identity);
+
   // Every call knows who is calling before anything else runs; a bad Bearer key is refused everywhere.
   app.use('*', async (c, next) => {
     c.set('identity', await ctx.identity(c));

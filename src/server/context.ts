@@ -6,6 +6,7 @@ import type { QuotaKind } from '../identity/quota.js';
 import type { BlobStore, QuotaDraw, RequestStore } from '../store/types.js';
 import type { ServeConfig } from './config.js';
 import type { ServerEngine } from './engine.js';
+import type { ServerMetrics } from './metrics.js';
 import type { ConversionQueue } from './queue.js';
 import type { LinkSigner } from './tokens.js';
 
@@ -65,6 +66,7 @@ export interface ServerContext {
   identity: IdentityResolver;
   limits: WriteLimits;
   urlIntake: UrlIntake | undefined;
+  metrics: ServerMetrics;
   /** Set on SIGTERM: writes answer 503 while running work finishes. */
   state: { draining: boolean };
   log(message: string): void;

@@ -10,9 +10,11 @@ import { SqliteKeyStore, SqliteQuotaStore } from '../store/sqlite-identity.js';
 import { createApp } from './app.js';
 import type { ServeConfig } from './config.js';
 import type { ServerContext, UrlIntake } from './context.js';
+import type { QueueObserver } from './conversion-trace.js';
 import { coreEngine, type ServerEngine } from './engine.js';
 import { keyIdentity } from './identity.js';
 import { Metering } from './metering.js';
+import { ServerMetrics } from './metrics.js';
 import { ConversionQueue } from './queue.js';
 import { startSweeper, sweepExpired, sweepOrphans } from './retention.js';
 import { LinkSigner } from './tokens.js';
@@ -30,6 +32,8 @@ export interface StartOptions {
   engine?: ServerEngine;
   urlIntake?: UrlIntake;
   log?: (message: string) => void;
+  /** Bearer token for GET /metrics; defaults to FILECONV_METRICS_TOKEN, none means open. */
+  metricsToken?: string;
 }
 
 /** The signing secret: made on first start (32 random bytes, mode 0600), read after. */
@@ -67,6 +71,7 @@ export async function openService(config: ServeConfig, options: StartOptions = {
   await blobs.init();
   await blobs.clearScratch();
   const engine = options.engine ?? (await coreEngine());
+  const observers: QueueObserver[] = [];
   const queue = new ConversionQueue({
     store,
     blobs,
@@ -75,7 +80,13 @@ export async function openService(config: ServeConfig, options: StartOptions = {
     retentionMs: config.retentionMs,
     log,
     refund: (r) => (r.quota ? metering.refund(r.identity, r.quota) : false),
+    observers,
   });
+  const metrics = new ServerMetrics(
+    queue,
+    options.metricsToken ?? (process.env.FILECONV_METRICS_TOKEN || undefined),
+  );
+  observers.push(metrics);
   await queue.recover();
   await sweepOrphans(store, blobs);
   await sweepExpired(store, blobs);
@@ -90,6 +101,7 @@ export async function openService(config: ServeConfig, options: StartOptions = {
     identity: keyIdentity(new SqliteKeyStore(db), config.trustProxy),
     limits: metering,
     urlIntake: options.urlIntake,
+    metrics,
     state: { draining: false },
     log,
   };

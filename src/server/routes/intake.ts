@@ -79,7 +79,7 @@ function unsupported(key: string): FileconvError {
   );
 }
 
-function readUpload(
+async function readUpload(
   ctx: ServerContext,
   c: Parameters<MiddlewareHandler<AppEnv>>[0],
   key: string,
@@ -87,7 +87,9 @@ function readUpload(
   const incoming = incomingOf(c);
   const tooBig = checkContentLength(incoming, ctx.config.maxUpload);
   if (tooBig) throw tooBig;
-  return receiveUpload(incoming, ctx.blobs, key, ctx.config.maxUpload);
+  const upload = await receiveUpload(incoming, ctx.blobs, key, ctx.config.maxUpload);
+  if (upload.file) ctx.metrics.receivedFile(upload.file.size);
+  return upload;
 }
 
 export function registerIntakeRoutes(app: Hono<AppEnv>, ctx: ServerContext): void {
@@ -176,6 +178,7 @@ export function registerIntakeRoutes(app: Hono<AppEnv>, ctx: ServerContext): voi
         if (file)
           throw new FileconvError('INVALID_REQUEST', 'Send either a file part or meta.source_url, not both.');
         file = await fetchSourceUrl(ctx, meta.sourceUrl, inputKey, c.req.raw.signal);
+        ctx.metrics.receivedFile(file.size);
         stored = true;
       }
       if (!file)
