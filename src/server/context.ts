@@ -9,6 +9,7 @@ import type { ServerEngine } from './engine.js';
 import type { ServerMetrics } from './metrics.js';
 import type { ConversionQueue } from './queue.js';
 import type { LinkSigner } from './tokens.js';
+import type { WebhookDispatcher } from './webhooks.js';
 
 /**
  * Who is calling. Anonymous callers are told apart by their client IP; key holders by their key.
@@ -67,6 +68,7 @@ export interface ServerContext {
   limits: WriteLimits;
   urlIntake: UrlIntake | undefined;
   metrics: ServerMetrics;
+  webhooks: WebhookDispatcher;
   /** Set on SIGTERM: writes answer 503 while running work finishes. */
   state: { draining: boolean };
   log(message: string): void;

@@ -1,12 +1,13 @@
-import { randomBytes } from 'node:crypto';
-import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { serve } from '@hono/node-server';
+import type { PrivateAllowance } from '../intake/guard.js';
 import { DiskBlobStore } from '../store/disk.js';
 import { DATABASE_FILE, openDatabase, SqliteRequestStore } from '../store/sqlite.js';
 import { SqliteKeyStore, SqliteQuotaStore } from '../store/sqlite-identity.js';
+import { SqliteWebhookStore } from '../store/sqlite-webhooks.js';
 import { createApp } from './app.js';
 import type { ServeConfig } from './config.js';
 import type { ServerContext, UrlIntake } from './context.js';
@@ -17,7 +18,9 @@ import { Metering } from './metering.js';
 import { ServerMetrics } from './metrics.js';
 import { ConversionQueue } from './queue.js';
 import { startSweeper, sweepExpired, sweepOrphans } from './retention.js';
+import { dataSecret, SIGNING_KEY_FILE, webhookSecret } from './secrets.js';
 import { LinkSigner } from './tokens.js';
+import { DEFAULT_RETRY_DELAYS_MS, WebhookDispatcher } from './webhooks.js';
 
 export interface RunningServer {
   /** Where it listens, like http://127.0.0.1:8080. */
@@ -34,19 +37,10 @@ export interface StartOptions {
   log?: (message: string) => void;
   /** Bearer token for GET /metrics; defaults to FILECONV_METRICS_TOKEN, none means open. */
   metricsToken?: string;
-}
-
-/** The signing secret: made on first start (32 random bytes, mode 0600), read after. */
-async function signingSecret(dataDir: string): Promise<Buffer> {
-  const file = join(dataDir, 'signing.key');
-  try {
-    const hex = (await readFile(file, 'utf8')).trim();
-    if (/^[0-9a-f]{64}$/.test(hex)) return Buffer.from(hex, 'hex');
-  } catch {}
-  const secret = randomBytes(32);
-  await writeFile(file, `${secret.toString('hex')}\n`, { mode: 0o600 });
-  await chmod(file, 0o600);
-  return secret;
+  /** Non-public webhook targets: tests allow their own loopback receiver; never set in production. */
+  webhookAllowPrivate?: PrivateAllowance;
+  /** Waits before each webhook retry (3 by default); tests shorten them. */
+  webhookRetryDelaysMs?: readonly number[];
 }
 
 /** The API without a listening socket: its context, its Hono app, and a way to stop it. */
@@ -63,7 +57,7 @@ export interface FileconvService {
 export async function openService(config: ServeConfig, options: StartOptions = {}): Promise<FileconvService> {
   const log = options.log ?? ((m: string) => console.error(m));
   await mkdir(config.dataDir, { recursive: true });
-  const secret = await signingSecret(config.dataDir);
+  const secret = await dataSecret(config.dataDir, SIGNING_KEY_FILE);
   const db = openDatabase(join(config.dataDir, DATABASE_FILE));
   const store = new SqliteRequestStore(db);
   const metering = new Metering(config, new SqliteQuotaStore(db));
@@ -86,7 +80,15 @@ export async function openService(config: ServeConfig, options: StartOptions = {
     queue,
     options.metricsToken ?? (process.env.FILECONV_METRICS_TOKEN || undefined),
   );
-  observers.push(metrics);
+  const webhooks = new WebhookDispatcher({
+    store,
+    webhooks: new SqliteWebhookStore(db),
+    secret: await webhookSecret(config.dataDir),
+    allowPrivate: options.webhookAllowPrivate ?? false,
+    retryDelaysMs: options.webhookRetryDelaysMs ?? DEFAULT_RETRY_DELAYS_MS,
+    log,
+  });
+  observers.push(metrics, webhooks);
   await queue.recover();
   await sweepOrphans(store, blobs);
   await sweepExpired(store, blobs);
@@ -102,6 +104,7 @@ export async function openService(config: ServeConfig, options: StartOptions = {
     limits: metering,
     urlIntake: options.urlIntake,
     metrics,
+    webhooks,
     state: { draining: false },
     log,
   };
@@ -120,6 +123,7 @@ export async function openService(config: ServeConfig, options: StartOptions = {
         stopSweeper();
         metering.close();
         await queue.stop(config.shutdownGraceMs);
+        await webhooks.stop();
       })();
       return draining;
     },

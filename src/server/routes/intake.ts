@@ -212,6 +212,7 @@ export function registerIntakeRoutes(app: Hono<AppEnv>, ctx: ServerContext): voi
         );
       }
       validateOptions(meta.options ?? {}, optionFamilies(plan));
+      if (meta.webhook) await ctx.webhooks.checkTarget(meta.webhook, c.req.raw.signal);
       report ??= await engine.detect(path, {
         declared: plan.from,
         filename: file.filename,
@@ -256,6 +257,7 @@ export function registerIntakeRoutes(app: Hono<AppEnv>, ctx: ServerContext): voi
         throw e;
       }
       stored = false;
+      if (meta.webhook) ctx.webhooks.register(id, meta.webhook, baseUrl(c, ctx.config));
       ctx.queue.pump();
       // ?wait=N (an extension of api.md): the finished request as GET /requests/{id} shows it, if it ends in time.
       const finished = wait > 0 ? await awaitEnd(ctx, id, wait, c.req.raw.signal) : undefined;
