@@ -4,6 +4,7 @@ import { mountWebPage } from '../web/serve.js';
 import type { AppEnv, ServerContext } from './context.js';
 import { errorResponse, handleError } from './http-errors.js';
 import { incomingOf } from './incoming.js';
+import { httpLogMiddleware } from './logging.js';
 import { registerFileRoutes } from './routes/files.js';
 import { registerInfoRoutes } from './routes/info.js';
 import { registerIntakeRoutes } from './routes/intake.js';
@@ -22,6 +23,7 @@ function routePattern(path: string): RegExp {
 export function createApp(ctx: ServerContext): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
 
+  app.use('*', httpLogMiddleware(ctx.logger));
   app.use('*', ctx.metrics.middleware());
   ctx.metrics.mount(app, ctx.identity);
 

@@ -1,5 +1,6 @@
 import type { HttpBindings } from '@hono/node-server';
 import type { Context } from 'hono';
+import type { Logger } from 'pino';
 import { anonymousIdentity } from '../identity/client-ip.js';
 import type { LimitState } from '../identity/headers.js';
 import type { QuotaKind } from '../identity/quota.js';
@@ -71,6 +72,9 @@ export interface ServerContext {
   webhooks: WebhookDispatcher;
   /** Set on SIGTERM: writes answer 503 while running work finishes. */
   state: { draining: boolean };
+  /** Structured log lines (HTTP answers, conversions). */
+  logger: Logger;
+  /** Free-text problems (internal errors, failed refunds); a logger call unless a test captures them. */
   log(message: string): void;
 }
 

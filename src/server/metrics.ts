@@ -1,10 +1,10 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { Hono, MiddlewareHandler } from 'hono';
-import { routePath } from 'hono/route';
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { FileconvError, isFileconvError } from '../errors/index.js';
 import type { AppEnv, IdentityResolver } from './context.js';
 import type { ConversionEnd, QueueObserver } from './conversion-trace.js';
+import { routeLabel } from './route-label.js';
 
 /** Seconds: conversions range from a CSV in milliseconds to a long video in minutes. */
 const DURATION_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600];
@@ -97,9 +97,7 @@ export class ServerMetrics implements QueueObserver {
   middleware(): MiddlewareHandler<AppEnv> {
     return async (c, next) => {
       await next();
-      // Unknown paths match only the catch-all middleware: one label for all of them.
-      const matched = routePath(c, -1);
-      const route = !matched || matched.endsWith('*') ? 'unmatched' : matched;
+      const route = routeLabel(c);
       const status = c.res.status;
       this.httpRequests.inc({ method: c.req.method, route, status: String(status) });
       if (isFileconvError(c.error) && c.error.code === 'QUOTA_EXCEEDED') this.quotaRefusals.inc({ route });

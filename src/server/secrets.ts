@@ -20,13 +20,8 @@ export async function dataSecret(dataDir: string, name: string): Promise<Buffer>
   return secret;
 }
 
-/**
- * The webhook signing secret as receivers use it, as text: FILECONV_WEBHOOK_SECRET, else the hex
- * written in webhook.key (made on first start).
- */
+/** The webhook signing secret of webhook.key as receivers use it: the hex text as written. */
 export async function webhookSecret(dataDir: string): Promise<string> {
-  const fromEnv = process.env[WEBHOOK_SECRET_ENV];
-  if (fromEnv) return fromEnv;
   return (await dataSecret(dataDir, WEBHOOK_KEY_FILE)).toString('hex');
 }
 

@@ -3,6 +3,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { serve } from '@hono/node-server';
+import type { Logger } from 'pino';
 import type { PrivateAllowance } from '../intake/guard.js';
 import { DiskBlobStore } from '../store/disk.js';
 import { DATABASE_FILE, openDatabase, SqliteRequestStore } from '../store/sqlite.js';
@@ -14,6 +15,7 @@ import type { ServerContext, UrlIntake } from './context.js';
 import type { QueueObserver } from './conversion-trace.js';
 import { coreEngine, type ServerEngine } from './engine.js';
 import { keyIdentity } from './identity.js';
+import { conversionLog, createLogger } from './logging.js';
 import { Metering } from './metering.js';
 import { ServerMetrics } from './metrics.js';
 import { ConversionQueue } from './queue.js';
@@ -35,8 +37,12 @@ export interface StartOptions {
   engine?: ServerEngine;
   urlIntake?: UrlIntake;
   log?: (message: string) => void;
-  /** Bearer token for GET /metrics; defaults to FILECONV_METRICS_TOKEN, none means open. */
+  /** Where structured lines go; default JSON at info on stderr, or silent when `log` captures problems. */
+  logger?: Logger;
+  /** Bearer token for GET /metrics (the CLI reads FILECONV_METRICS_TOKEN); none means open. */
   metricsToken?: string;
+  /** Webhook signing secret (the CLI reads FILECONV_WEBHOOK_SECRET); default: webhook.key. */
+  webhookSecret?: string;
   /** Non-public webhook targets: tests allow their own loopback receiver; never set in production. */
   webhookAllowPrivate?: PrivateAllowance;
   /** Waits before each webhook retry (3 by default); tests shorten them. */
@@ -55,7 +61,8 @@ export interface FileconvService {
 
 /** Opens the data directory, recovers the queue and starts the retention sweeper. */
 export async function openService(config: ServeConfig, options: StartOptions = {}): Promise<FileconvService> {
-  const log = options.log ?? ((m: string) => console.error(m));
+  const logger = options.logger ?? createLogger({ format: 'json', level: options.log ? 'silent' : 'info' });
+  const log = options.log ?? ((m: string) => logger.error(m));
   await mkdir(config.dataDir, { recursive: true });
   const secret = await dataSecret(config.dataDir, SIGNING_KEY_FILE);
   const db = openDatabase(join(config.dataDir, DATABASE_FILE));
@@ -76,19 +83,16 @@ export async function openService(config: ServeConfig, options: StartOptions = {
     refund: (r) => (r.quota ? metering.refund(r.identity, r.quota) : false),
     observers,
   });
-  const metrics = new ServerMetrics(
-    queue,
-    options.metricsToken ?? (process.env.FILECONV_METRICS_TOKEN || undefined),
-  );
+  const metrics = new ServerMetrics(queue, options.metricsToken || undefined);
   const webhooks = new WebhookDispatcher({
     store,
     webhooks: new SqliteWebhookStore(db),
-    secret: await webhookSecret(config.dataDir),
+    secret: options.webhookSecret || (await webhookSecret(config.dataDir)),
     allowPrivate: options.webhookAllowPrivate ?? false,
     retryDelaysMs: options.webhookRetryDelaysMs ?? DEFAULT_RETRY_DELAYS_MS,
     log,
   });
-  observers.push(metrics, webhooks);
+  observers.push(metrics, webhooks, conversionLog(logger));
   await queue.recover();
   await sweepOrphans(store, blobs);
   await sweepExpired(store, blobs);
@@ -106,6 +110,7 @@ export async function openService(config: ServeConfig, options: StartOptions = {
     metrics,
     webhooks,
     state: { draining: false },
+    logger,
     log,
   };
   const app = createApp(context);

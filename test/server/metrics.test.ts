@@ -99,12 +99,7 @@ describe('GET /metrics', () => {
 describe('GET /metrics with FILECONV_METRICS_TOKEN', () => {
   let server: TestServer;
   beforeAll(async () => {
-    process.env.FILECONV_METRICS_TOKEN = 's3cret-scrape-token';
-    try {
-      server = await startTestServer();
-    } finally {
-      delete process.env.FILECONV_METRICS_TOKEN;
-    }
+    server = await startTestServer({}, { metricsToken: 's3cret-scrape-token' });
   });
   afterAll(async () => {
     await server.stop();
