@@ -1,4 +1,4 @@
-import { cpSync, readdirSync, statSync } from 'node:fs';
+import { cpSync, existsSync, readdirSync, statSync } from 'node:fs';
 import { defineConfig } from 'tsup';
 
 // Converters are discovered at run time from dist/converters, so each one is its own entry.
@@ -7,12 +7,18 @@ const converterEntries = Object.fromEntries(
     .filter((f) => f.endsWith('.ts') && !f.includes('.test.') && !f.startsWith('_'))
     .map((f) => [`converters/${f.replace(/\.ts$/, '')}`, `converters/${f}`]),
 );
+// A converter that runs on worker threads keeps its worker module in its folder: converters/<name>/worker.ts.
+const workerEntries = Object.fromEntries(
+  readdirSync('converters', { withFileTypes: true })
+    .filter((d) => d.isDirectory() && existsSync(`converters/${d.name}/worker.ts`))
+    .map((d) => [`converters/${d.name}/worker`, `converters/${d.name}/worker.ts`]),
+);
 
 /** The converters' files that are not TypeScript (the UNO bridge, ImageMagick's policy). */
 const RUNTIME_FILE = /\.(py|xml)$/;
 
 export default defineConfig({
-  entry: { cli: 'src/cli/main.ts', index: 'src/index.ts', ...converterEntries },
+  entry: { cli: 'src/cli/main.ts', index: 'src/index.ts', ...converterEntries, ...workerEntries },
   format: ['esm'],
   target: 'node20',
   platform: 'node',

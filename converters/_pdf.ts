@@ -63,7 +63,7 @@ export interface PageSize {
 export function checkRasterLimits(pages: readonly number[], sizes: readonly PageSize[], dpi: number): void {
   if (pages.length > MAX_RASTER_PAGES) {
     throw new FileconvError(
-      'CONVERT_FAILED',
+      'OUTPUT_TOO_LARGE',
       `${pages.length} pages selected; at most ${MAX_RASTER_PAGES} pages are rasterised at once (use the pages option).`,
     );
   }
@@ -74,7 +74,7 @@ export function checkRasterLimits(pages: readonly number[], sizes: readonly Page
     const h = Math.ceil((height * dpi) / 72);
     if (w * h > MAX_PAGE_PIXELS) {
       throw new FileconvError(
-        'CONVERT_FAILED',
+        'OUTPUT_TOO_LARGE',
         `Page ${page} would be ${w} x ${h} pixels at ${dpi} dpi, over the limit of ${MAX_PAGE_PIXELS / 1e6} megapixels; use a lower dpi.`,
       );
     }

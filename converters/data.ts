@@ -1,22 +1,26 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { readFile, stat } from 'node:fs/promises';
 import { createRequire } from 'node:module';
+import { availableParallelism } from 'node:os';
 import { dirname, join } from 'node:path';
-import yauzl from 'yauzl';
+import { fileURLToPath } from 'node:url';
+import { Piscina } from 'piscina';
 import { defineConverter, edgesBetween } from '../src/engine/contract.js';
 import { FileconvError } from '../src/errors/index.js';
 import { extensionOf, type FormatId } from '../src/formats/index.js';
-import { decodeText, parseText, readWorkbook } from './data/parse.js';
-import { writeData } from './data/serialize.js';
+import { engineOutputLimit } from '../src/run/sandbox.js';
+import type { DataTask, DataTaskResult } from './data/worker.js';
 
 const TREES = ['json', 'yaml', 'toml', 'xml', 'jsonl'] as const; // any shape
 const TABLES = ['csv', 'tsv', 'xlsx'] as const;
 const ALL: FormatId[] = [...TREES, ...TABLES];
 
-/** Parsed in memory, so inputs are bounded well below what would strain the process. */
-export const MAX_INPUT_BYTES = 50 * 1024 * 1024;
-/** An xlsx is a zip; its parts together may not unpack past this (zip bombs). */
-export const MAX_XLSX_UNPACKED_BYTES = 200 * 1024 * 1024;
+/** Conversions at once, one worker thread each. */
+const CONCURRENCY = 2;
+/**
+ * Heap of one worker thread. A 50 MB input (the input cap) parses to a few hundred MB of objects
+ * and serialises to as much again; past this the worker is stopped instead of the server.
+ */
+export const WORKER_HEAP_MB = 1536;
 
 /** Where information is dropped: spreadsheet formatting, types in text cells, nulls in TOML. */
 function isLossy(from: FormatId, to: FormatId): boolean {
@@ -30,46 +34,6 @@ const edges = edgesBetween(ALL, ALL, (from, to) => ({
   lossy: isLossy(from, to),
   cost: 1,
 }));
-
-const CFB_MAGIC = Buffer.from([0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1]);
-
-/** Refuses encrypted workbooks and zip bombs before the whole workbook is unpacked in memory. */
-async function checkWorkbook(path: string): Promise<void> {
-  const head = await readFile(path);
-  if (head.subarray(0, 8).equals(CFB_MAGIC)) {
-    // A password-protected OOXML file is a CFB container holding an EncryptedPackage stream.
-    if (head.includes(Buffer.from('EncryptedPackage', 'utf16le')))
-      throw new FileconvError('ENCRYPTED_DOCUMENT');
-    throw new FileconvError(
-      'MALFORMED_DOCUMENT',
-      'The file is an old binary Office file, not an xlsx workbook.',
-    );
-  }
-  const total = await new Promise<number>((resolve, reject) => {
-    yauzl.fromBuffer(head, { lazyEntries: true }, (err, zip) => {
-      if (err || !zip)
-        return reject(
-          new FileconvError('MALFORMED_DOCUMENT', 'The file is not an xlsx workbook (not a zip).'),
-        );
-      let sum = 0;
-      zip.on('entry', (entry: yauzl.Entry) => {
-        sum += entry.uncompressedSize;
-        zip.readEntry();
-      });
-      zip.on('end', () => resolve(sum));
-      zip.on('error', () =>
-        reject(new FileconvError('MALFORMED_DOCUMENT', 'The xlsx zip structure is damaged.')),
-      );
-      zip.readEntry();
-    });
-  });
-  if (total > MAX_XLSX_UNPACKED_BYTES) {
-    throw new FileconvError(
-      'CONVERT_FAILED',
-      'The workbook unpacks to more data than the data engine accepts.',
-    );
-  }
-}
 
 /** A dependency's version from its package.json, found above its entry (not all export it). */
 function libraryVersion(name: string): string {
@@ -87,36 +51,84 @@ function libraryVersion(name: string): string {
   return 'unknown';
 }
 
+/**
+ * The worker module: TypeScript through tsx in a checkout; in a build, dist/converters/data/worker.js
+ * beside this converter's own entry (tsup.config.ts builds each converter and worker as an entry).
+ */
+function workerFile(): string {
+  const here = fileURLToPath(import.meta.url);
+  return here.endsWith('.ts')
+    ? join(dirname(here), 'data', 'worker-source.mjs')
+    : join(dirname(here), 'data', 'worker.js');
+}
+
+let pool: Piscina<DataTask, DataTaskResult> | undefined;
+
+/**
+ * Parsing and serialising run on worker threads, so a 50 MB conversion never stalls the event
+ * loop that answers every other request, and a memory blow-up ends one worker, not the server.
+ * Threads are started on demand and leave after a while idle.
+ */
+function dataPool(): Piscina<DataTask, DataTaskResult> {
+  pool ??= new Piscina<DataTask, DataTaskResult>({
+    filename: workerFile(),
+    minThreads: 0,
+    maxThreads: Math.min(CONCURRENCY, availableParallelism()),
+    idleTimeout: 30_000,
+    resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB, stackSizeMb: 8 },
+  });
+  return pool;
+}
+
+/** Stops the worker threads (tests, shutdown); the next conversion starts new ones. */
+export async function closeDataPool(): Promise<void> {
+  const closing = pool;
+  pool = undefined;
+  await closing?.destroy();
+}
+
+/** What a failed or stopped task means for the conversion. */
+function taskFailure(e: unknown, cancelled: boolean, timeoutMs: number): FileconvError {
+  if (cancelled) return new FileconvError('CONVERT_FAILED', 'The conversion was cancelled.');
+  if ((e as { name?: string })?.name === 'AbortError')
+    return new FileconvError(
+      'CONVERT_FAILED',
+      `The data engine took longer than ${Math.round(timeoutMs / 1000)} s and was stopped.`,
+      { cause: e },
+    );
+  if ((e as { code?: string })?.code === 'ERR_WORKER_OUT_OF_MEMORY')
+    return new FileconvError(
+      'CONVERT_FAILED',
+      `The data needs more than the ${WORKER_HEAP_MB} MB of memory the data engine allows.`,
+      { cause: e },
+    );
+  return new FileconvError('CONVERT_FAILED', (e as Error)?.message ?? String(e), { cause: e });
+}
+
 export default defineConverter({
   name: 'data',
-  description: 'In-process data conversion among JSON, YAML, TOML, XML, JSON Lines, CSV, TSV and XLSX',
+  description:
+    'Data conversion among JSON, YAML, TOML, XML, JSON Lines, CSV, TSV and XLSX, on worker threads',
   packages: [],
   edges,
-  concurrency: 2,
+  concurrency: CONCURRENCY,
   timeoutMs: 120_000,
   async probe() {
     const libs = ['yaml', 'smol-toml', 'fast-xml-parser', 'papaparse', 'exceljs'];
     return { ok: true, path: 'in-process', version: libs.map((l) => `${l} ${libraryVersion(l)}`).join(', ') };
   },
   async run({ edge, input, outDir }, ctx) {
-    const { size } = await stat(input);
-    if (size > MAX_INPUT_BYTES) {
-      throw new FileconvError(
-        'CONVERT_FAILED',
-        `The file is larger than the ${MAX_INPUT_BYTES / 1024 / 1024} MB the data engine reads in memory.`,
-      );
-    }
-    let value: unknown;
-    if (edge.from === 'xlsx') {
-      await checkWorkbook(input);
-      value = await readWorkbook(input);
-    } else {
-      value = parseText(edge.from, decodeText(await readFile(input), edge.from.toUpperCase()));
-    }
-    ctx.progress(0.5);
-    if (ctx.signal.aborted) throw new FileconvError('CONVERT_FAILED', 'The conversion was cancelled.');
     const output = join(outDir, `output.${extensionOf(edge.to)}`);
-    await writeData(edge.to, value, output);
+    // Aborting a task terminates its worker thread: a time limit that stops even a busy parser.
+    const signal = AbortSignal.any([ctx.signal, AbortSignal.timeout(ctx.timeoutMs)]);
+    let result: DataTaskResult;
+    try {
+      const task = { from: edge.from, to: edge.to, input, output, maxOutputBytes: engineOutputLimit() };
+      result = await dataPool().run(task, { signal });
+    } catch (e) {
+      throw taskFailure(e, ctx.signal.aborted, ctx.timeoutMs);
+    }
+    if (!result.ok) throw new FileconvError(result.code ?? 'CONVERT_FAILED', result.message);
     ctx.progress(1);
     return { files: [output] };
   },

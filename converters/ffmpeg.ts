@@ -75,6 +75,19 @@ const REQUIRED_ENCODERS = [
 
 const GIF_MAX_FPS = 10;
 const GIF_MAX_WIDTH = 480;
+/** Frames in one GIF at most: five minutes at GIF_MAX_FPS. A GIF stores every frame whole. */
+export const GIF_MAX_FRAMES = 3000;
+
+/** Refuses a GIF longer than GIF_MAX_FRAMES up front, before ffmpeg writes any of it. */
+function checkGifLength(seconds: number): void {
+  const frames = Math.ceil(seconds * GIF_MAX_FPS);
+  if (frames > GIF_MAX_FRAMES) {
+    throw new FileconvError(
+      'OUTPUT_TOO_LARGE',
+      `The GIF would have ${frames} frames; at most ${GIF_MAX_FRAMES} (${GIF_MAX_FRAMES / GIF_MAX_FPS} s) are made. Use the start and duration options to pick a part.`,
+    );
+  }
+}
 
 const edges: ConversionEdge[] = [
   ...edgesBetween(AUDIO, AUDIO, (_from, to) => ({
@@ -233,6 +246,7 @@ export default defineConverter({
     const output = join(outDir, `output.${extensionOf(edge.to)}`);
     try {
       const total = expectedSeconds(await probeDuration(edge.from, input, ctx), options);
+      if (edge.to === 'gif') checkGifLength(total);
       const args = [
         '-hide_banner',
         '-nostdin',

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { type ConversionEdge, defineConverter, edgesBetween } from '../src/engine/contract.js';
 import type { ConversionOptions } from '../src/engine/options.js';
 import { FileconvError } from '../src/errors/index.js';
+import { fontconfigEnv, OUTLINE_EMOJI } from '../src/fonts/fontconfig.js';
 import { extensionOf, type FormatId } from '../src/formats/index.js';
 import { findBinary, probeBinary, runProcess } from '../src/run/process.js';
 import { convertThroughPool } from './libreoffice/convert.js';
@@ -175,6 +176,7 @@ export default defineConverter({
         named,
       ],
       ctx,
+      { env: fontconfigEnv(OUTLINE_EMOJI) },
     );
     const produced = (await readdir(sofficeOut)).find((f) => f.startsWith('input.'));
     // soffice exits 0 even when it could not open the input; the missing output tells.

@@ -4,10 +4,12 @@ import sharp from 'sharp';
 import { type ConversionEdge, defineConverter } from '../src/engine/contract.js';
 import type { ConversionOptions } from '../src/engine/options.js';
 import { FileconvError } from '../src/errors/index.js';
+import { fontconfigEnv, OUTLINE_EMOJI, useFontconfigInProcess } from '../src/fonts/fontconfig.js';
 import { extensionOf, type FormatId } from '../src/formats/index.js';
 import { EngineProcessError, probeBinary, runProcess } from '../src/run/process.js';
 
 const BINARY = ['rsvg-convert'];
+
 /** rsvg-convert's -f value for each target. */
 const OUTPUT_FORMAT: Record<string, string> = { png: 'png', pdf: 'pdf', ps: 'ps', eps: 'eps' };
 /** Rendered size cap: rsvg-convert would allocate the whole surface before drawing. */
@@ -35,6 +37,8 @@ function sizeArgs(options: ConversionOptions): string[] {
  * from libvips, which reads it with the same librsvg (1 user unit = 1 pixel at density 72).
  */
 async function checkRenderSize(svg: string, options: ConversionOptions): Promise<void> {
+  // libvips reads the SVG here with the same librsvg, in this process.
+  useFontconfigInProcess(OUTLINE_EMOJI);
   const meta = await sharp(await readFile(svg), { density: 72, limitInputPixels: false })
     .metadata()
     .catch(() => undefined);
@@ -47,7 +51,7 @@ async function checkRenderSize(svg: string, options: ConversionOptions): Promise
   else if (options.height) [w, h] = [(w * options.height) / h, options.height];
   if (w * h > MAX_PIXELS) {
     throw new FileconvError(
-      'CONVERT_FAILED',
+      'OUTPUT_TOO_LARGE',
       `The SVG would render at ${Math.round(w)} x ${Math.round(h)} pixels, over the limit of ${MAX_PIXELS / 1e6} megapixels.`,
     );
   }
@@ -94,7 +98,11 @@ export default defineConverter({
     if (edge.to === 'png') await checkRenderSize(svg, options);
     const output = join(outDir, `output.${extensionOf(edge.to)}`);
     try {
-      await runProcess(probe.path, ['--format', format, ...sizeArgs(options), '--output', output, svg], ctx);
+      await runProcess(probe.path, ['--format', format, ...sizeArgs(options), '--output', output, svg], ctx, {
+        // With Debian's cairo 1.16 colour emoji survive in PDF but come out as broken masks in
+        // pixels, so other targets draw outline emoji.
+        env: fontconfigEnv(edge.to === 'pdf' ? {} : OUTLINE_EMOJI),
+      });
     } catch (e) {
       await rm(output, { force: true });
       throw e instanceof EngineProcessError ? classify(e) : e;

@@ -10,6 +10,7 @@ import {
 } from '../src/engine/contract.js';
 import type { ConversionOptions } from '../src/engine/options.js';
 import { FileconvError } from '../src/errors/index.js';
+import { OUTLINE_EMOJI, useFontconfigInProcess } from '../src/fonts/fontconfig.js';
 import { extensionOf, type FormatId } from '../src/formats/index.js';
 import { pdfImageFromFile, writeImagesPdf } from './_image-pdf.js';
 
@@ -159,6 +160,8 @@ export default defineConverter({
     let source: string | Buffer = input;
     const inputOptions: SharpOptions = { limitInputPixels: MAX_INPUT_PIXELS };
     if (edge.from === 'svg') {
+      // librsvg inside libvips draws colour emoji as broken masks (cairo 1.16): outline emoji.
+      useFontconfigInProcess(OUTLINE_EMOJI);
       if ((await stat(input)).size > MAX_SVG_BYTES) {
         throw new FileconvError(
           'CONVERT_FAILED',

@@ -1,4 +1,4 @@
-import { writeFile } from 'node:fs/promises';
+import { stat, writeFile } from 'node:fs/promises';
 import ExcelJS from 'exceljs';
 import { XMLBuilder } from 'fast-xml-parser';
 import Papa from 'papaparse';
@@ -98,25 +98,54 @@ async function writeWorkbook(records: DataRecord[], path: string): Promise<void>
   await workbook.commit();
 }
 
-/** Writes `value` as `format` to `path`. */
-export async function writeData(format: FormatId, value: unknown, path: string): Promise<void> {
+function serialized(format: FormatId, value: unknown): string {
   switch (format) {
     case 'json':
-      return writeFile(path, `${JSON.stringify(value, null, 2)}\n`);
+      return `${JSON.stringify(value, null, 2)}\n`;
     case 'yaml':
-      return writeFile(path, stringifyYaml(value, { aliasDuplicateObjects: false }));
+      return stringifyYaml(value, { aliasDuplicateObjects: false });
     case 'toml':
-      return writeFile(path, toToml(value));
+      return toToml(value);
     case 'xml':
-      return writeFile(path, toXml(value));
+      return toXml(value);
     case 'jsonl':
-      return writeFile(path, jsonLines(value));
+      return jsonLines(value);
     case 'csv':
-      return writeFile(path, toDelimited(toRecords(value), ','));
+      return toDelimited(toRecords(value), ',');
     case 'tsv':
-      return writeFile(path, toDelimited(toRecords(value), '\t'));
-    case 'xlsx':
-      return writeWorkbook(toRecords(value), path);
+      return toDelimited(toRecords(value), '\t');
   }
   throw new FileconvError('CONVERT_FAILED', `The data engine cannot write ${format}.`);
+}
+
+/**
+ * Writes `value` as `format` to `path`. `maxBytes` is the output cap engine processes get from the
+ * OS (engineOutputLimit); here it is checked before the text touches the disk, and a result past
+ * V8's longest string is over any cap too: both are OUTPUT_TOO_LARGE.
+ */
+export async function writeData(
+  format: FormatId,
+  value: unknown,
+  path: string,
+  maxBytes: number | null = null,
+): Promise<void> {
+  const checkOutputSize = (bytes: number) => {
+    if (maxBytes !== null && bytes > maxBytes) throw new FileconvError('OUTPUT_TOO_LARGE');
+  };
+  if (format === 'xlsx') {
+    await writeWorkbook(toRecords(value), path);
+    // The streaming writer goes straight to disk; the runner removes the file with the job folder.
+    checkOutputSize((await stat(path)).size);
+    return;
+  }
+  let text: string;
+  try {
+    text = serialized(format, value);
+  } catch (e) {
+    if (e instanceof RangeError && /Invalid string length/.test(e.message))
+      throw new FileconvError('OUTPUT_TOO_LARGE', undefined, { cause: e });
+    throw e;
+  }
+  checkOutputSize(Buffer.byteLength(text));
+  await writeFile(path, text);
 }

@@ -4,6 +4,7 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
+import { fontconfigEnv, OUTLINE_EMOJI } from '../../src/fonts/fontconfig.js';
 import { sandboxedCommand } from '../../src/run/sandbox.js';
 import { createLockedProfile } from '../office/profile.js';
 import { groupMembers, groupRssBytes, isAlive, killGroup } from './proc.js';
@@ -88,6 +89,8 @@ export class OfficeInstance {
       TMPDIR: join(dir, 'tmp'),
       LANG: 'C.UTF-8',
       LC_ALL: 'C.UTF-8',
+      // LibreOffice 7 draws colour glyphs on screen but leaves them out of PDF: outline emoji.
+      ...fontconfigEnv(OUTLINE_EMOJI),
     };
     // Same OS isolation as engines run through runProcess (no network where permitted); no
     // address-space or CPU cap, as LibreOffice reserves huge virtual memory and lives long.

@@ -1,6 +1,9 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { replacementPairs } from '../../src/fonts/catalog.js';
+import { installedFamilies } from '../../src/fonts/check.js';
+import { escapeXml } from '../../src/fonts/fontconfig.js';
 
 /**
  * A fresh LibreOffice user profile for one run. Each run gets its own so parallel runs never fight
@@ -38,11 +41,37 @@ const LOCKED_DOWN: Setting[] = [
   ['/org.openoffice.Inet/Settings', 'ooInetNoProxy', ''],
 ];
 
-export function registryModifications(settings: readonly Setting[] = LOCKED_DOWN): string {
-  const items = settings.map(
-    ([path, name, value]) =>
-      `<item oor:path="${path}"><prop oor:name="${name}" oor:op="fuse"><value>${value}</value></prop></item>`,
+const FONT_PAIRS = '/org.openoffice.Office.Common/Font/Substitution/FontPairs';
+
+const prop = (name: string, value: string) =>
+  `<prop oor:name="${name}" oor:op="fuse"><value>${escapeXml(value)}</value></prop>`;
+
+/**
+ * LibreOffice's font replacement table (Tools > Options > Fonts): each font documents name that
+ * this machine lacks, drawn with its closest installed face rather than the first face fontconfig
+ * ranks. LibreOffice applies only rows marked Always, so fonts that are really installed are left
+ * out of the table instead.
+ */
+export function fontReplacementItems(installed: ReadonlySet<string>): string[] {
+  const pairs = replacementPairs().filter(([font]) => !installed.has(font));
+  const table = pairs.map(
+    ([font, substitute], i) =>
+      `<item oor:path="${FONT_PAIRS}"><node oor:name="_${i}" oor:op="replace">${prop('Always', 'true')}${prop('OnScreenOnly', 'false')}${prop('ReplaceFont', font)}${prop('SubstituteFont', substitute)}</node></item>`,
   );
+  return [
+    `<item oor:path="/org.openoffice.Office.Common/Font/Substitution">${prop('Replacement', 'true')}</item>`,
+    ...table,
+  ];
+}
+
+export function registryModifications(
+  installedFonts: ReadonlySet<string>,
+  settings: readonly Setting[] = LOCKED_DOWN,
+): string {
+  const items = [
+    ...settings.map(([path, name, value]) => `<item oor:path="${path}">${prop(name, value)}</item>`),
+    ...fontReplacementItems(installedFonts),
+  ];
   return [
     '<?xml version="1.0" encoding="UTF-8"?>',
     '<oor:items xmlns:oor="http://openoffice.org/2001/registry" xmlns:xs="http://www.w3.org/2001/XMLSchema" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance">',
@@ -52,9 +81,18 @@ export function registryModifications(settings: readonly Setting[] = LOCKED_DOWN
   ].join('\n');
 }
 
+let families: Promise<ReadonlySet<string>> | undefined;
+
+/** Installed font families, listed once per process (when fc-list fails: none, so every row applies). */
+function familiesOnThisMachine(): Promise<ReadonlySet<string>> {
+  families ??= installedFamilies().then((f) => (typeof f === 'string' ? new Set<string>() : f));
+  return families;
+}
+
 /** Creates `<dir>/user/registrymodifications.xcu` and returns the -env:UserInstallation value. */
 export async function createLockedProfile(dir: string): Promise<string> {
   await mkdir(join(dir, 'user'), { recursive: true });
-  await writeFile(join(dir, 'user', 'registrymodifications.xcu'), registryModifications());
+  const xcu = registryModifications(await familiesOnThisMachine());
+  await writeFile(join(dir, 'user', 'registrymodifications.xcu'), xcu);
   return pathToFileURL(dir).href;
 }

@@ -1,6 +1,8 @@
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { type EngineStatus, probeEngines, resetEngineCache } from '../engine/registry.js';
+import { FONT_PACKAGE_NAMES } from '../fonts/catalog.js';
+import { checkFonts, type FontReport } from '../fonts/check.js';
 import { resetCatalog } from '../plan/index.js';
 import { engineSandbox } from '../run/sandbox.js';
 import { formatRow, runSelftest, type SelftestReport } from '../selftest/index.js';
@@ -21,11 +23,11 @@ export function register(program: Command): void {
     .command('doctor')
     .description('Check which engines are installed; install missing ones; self-test every conversion.')
     .option('--json', 'print JSON')
-    .option('--install', 'install missing engine packages with apt-get (as root)')
+    .option('--install', 'install missing engine and font packages with apt-get (as root)')
     .option('--with-test-tools', `with --install, also install test tools (${TEST_TOOL_PACKAGES.join(', ')})`)
     .option('--selftest', 'convert a generated sample for every catalog pair and check the output')
     .option('--only <filter>', 'self-test only these families or keys (comma-separated)')
-    .addHelpText('after', '\nExit codes: 0 all engines found (and self-test passed), 1 otherwise.')
+    .addHelpText('after', '\nExit codes: 0 all engines and fonts found (and self-test passed), 1 otherwise.')
     .action(async (flags: DoctorFlags) => {
       process.exitCode = await doctorCommand(flags);
     });
@@ -55,7 +57,11 @@ async function printEngines(engines: EngineStatus[]): Promise<void> {
   }
   const sandbox = engineSandbox();
   const network = sandbox.network ? 'no network (own namespace)' : 'network not isolated';
-  const limits = sandbox.limits ? 'memory and CPU caps' : 'no memory or CPU caps';
+  const output =
+    sandbox.defaultFileSizeBytes === null
+      ? 'no output cap'
+      : `output cap ${sandbox.defaultFileSizeBytes} bytes per file`;
+  const limits = sandbox.limits ? `memory and CPU caps, ${output}` : 'no memory, CPU or output caps';
   console.log(
     `\nengine isolation: ${sandbox.enabled ? `${limits}, ${network}` : 'off (FILECONV_ENGINE_SANDBOX=off)'}`,
   );
@@ -64,11 +70,27 @@ async function printEngines(engines: EngineStatus[]): Promise<void> {
   console.log(`webhook secret: ${await webhookSecretStatus(dataDir)}`);
 }
 
+function printFonts(report: FontReport): void {
+  console.log('\nfonts:');
+  if (report.problem) console.log(`        ${report.problem}`);
+  for (const p of report.packages) {
+    const state = p.missing.length === 0 ? 'ok     ' : 'MISSING';
+    console.log(`${state} ${p.package.padEnd(24)} ${p.covers}`);
+    if (p.missing.length > 0) {
+      console.log(`        no ${p.missing.join(', ')}: ${p.breaks}`);
+      console.log(`        ${aptInstallLine([p.package])}`);
+    }
+  }
+}
+
+const missingFontPackages = (report: FontReport) =>
+  report.packages.filter((p) => p.missing.length > 0).map((p) => p.package);
+
 async function doctorCommand(flags: DoctorFlags): Promise<number> {
   let engines = await probeEngines();
   let installed: string[] = [];
   if (flags.install) {
-    const wanted = engines.flatMap((e) => e.converter.packages);
+    const wanted = [...engines.flatMap((e) => e.converter.packages), ...FONT_PACKAGE_NAMES];
     if (flags.withTestTools) wanted.push(...TEST_TOOL_PACKAGES);
     const missing = await missingPackages(wanted);
     if (missing.length > 0) {
@@ -83,12 +105,17 @@ async function doctorCommand(flags: DoctorFlags): Promise<number> {
       resetCatalog();
       engines = await probeEngines();
     } else if (!flags.json) {
-      console.log('every engine package is installed');
+      console.log('every engine and font package is installed');
     }
   }
   const missingEngines = engines.filter((e) => !e.probe.ok);
+  const fonts = await checkFonts();
+  const missingFonts = missingFontPackages(fonts);
   let selftest: SelftestReport | undefined;
-  if (!flags.json) await printEngines(engines);
+  if (!flags.json) {
+    await printEngines(engines);
+    printFonts(fonts);
+  }
   const interrupted = interruptSignal();
   if (flags.selftest) {
     if (!flags.json) console.log('\nself-test:');
@@ -99,11 +126,20 @@ async function doctorCommand(flags: DoctorFlags): Promise<number> {
     });
   }
   if (flags.json) {
-    const missingPkgs = [...new Set(missingEngines.flatMap((e) => e.converter.packages))].sort();
+    const missingPkgs = [
+      ...new Set([...missingEngines.flatMap((e) => e.converter.packages), ...missingFonts]),
+    ].sort();
     console.log(
       JSON.stringify(
         {
           engines: engines.map(engineJson),
+          fonts: fonts.packages.map((p) => ({
+            package: p.package,
+            ok: p.missing.length === 0,
+            missing_families: p.missing,
+            covers: p.covers,
+            breaks: p.breaks,
+          })),
           missing_packages: missingPkgs,
           install_command: missingPkgs.length > 0 ? aptInstallLine(missingPkgs) : null,
           installed,
@@ -118,5 +154,5 @@ async function doctorCommand(flags: DoctorFlags): Promise<number> {
     console.log(`${selftest.passed} passed, ${selftest.failed} failed`);
   }
   if (interrupted.aborted) return Number(process.exitCode ?? 130);
-  return missingEngines.length > 0 || (selftest && selftest.failed > 0) ? 1 : 0;
+  return missingEngines.length > 0 || missingFonts.length > 0 || (selftest && selftest.failed > 0) ? 1 : 0;
 }

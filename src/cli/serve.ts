@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { FileconvError, isFileconvError } from '../errors/index.js';
+import { loopbackAllowanceFromEnv, TEST_LOOPBACK_WARNING } from '../intake/loopback.js';
 import { ENV_NAMES, type RawServeOptions, resolveServeConfig } from '../server/config.js';
 import { createLogger, LOG_FORMATS, LOG_LEVELS } from '../server/logging.js';
 import { WEBHOOK_SECRET_ENV } from '../server/secrets.js';
@@ -44,6 +45,18 @@ export function register(program: Command): void {
       '--quota-key <quotas>',
       `daily quotas per API key, like "conversions=500,voice=20,file_checks=300" (${ENV_NAMES.quotaKey})`,
     )
+    .option(
+      '--upload-timeout <duration>',
+      `time an upload starts with, plus 1 s per --upload-min-rate bytes (${ENV_NAMES.uploadTimeout}, default 30s)`,
+    )
+    .option(
+      '--upload-min-rate <size>',
+      `bytes per second an upload must average after that (${ENV_NAMES.uploadMinRate}, default 4KiB)`,
+    )
+    .option(
+      '--idle-timeout <duration>',
+      `close a connection idle in both directions this long (${ENV_NAMES.idleTimeout}, default 120s)`,
+    )
     .option('--log-format <format>', 'json or pretty (default: pretty on a terminal, else json)')
     .option('--log-level <level>', `${LOG_LEVELS.join(', ')} (default info)`)
     .action(async (all: RawServeOptions & { logFormat?: string; logLevel?: string }) => {
@@ -62,11 +75,14 @@ export function register(program: Command): void {
         process.exitCode = 2;
         return;
       }
+      const allowLoopback = loopbackAllowanceFromEnv();
+      if (allowLoopback) console.error(`\n${'!'.repeat(78)}\n${TEST_LOOPBACK_WARNING}\n${'!'.repeat(78)}\n`);
       const server = await startServer(config, {
-        urlIntake: publicUrlIntake(config.maxUpload),
+        urlIntake: publicUrlIntake(config.maxUpload, allowLoopback),
         logger,
         metricsToken: process.env.FILECONV_METRICS_TOKEN,
         webhookSecret: process.env[WEBHOOK_SECRET_ENV],
+        webhookAllowPrivate: allowLoopback,
       });
       console.log(`fileconv listening on ${server.url}`);
       console.log(`data in ${config.dataDir}`);

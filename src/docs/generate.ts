@@ -5,13 +5,20 @@ import { pathToFileURL } from 'node:url';
 import { packageRoot } from '../engine/package-files.js';
 import { loadConverters } from '../engine/registry.js';
 import { renderConversionsDoc } from './conversions.js';
+import { renderFontsDoc } from './fonts.js';
 
-/** `npm run docs`: writes docs/conversions.md, and docs/formats.md when its renderer is present. */
+/**
+ * `npm run docs`: writes docs/conversions.md and docs/fonts.md, and docs/formats.md when its
+ * renderer is present.
+ */
 async function main(): Promise<void> {
   const root = packageRoot();
   const conversions = join(root, 'docs', 'conversions.md');
   await writeFile(conversions, renderConversionsDoc(await loadConverters()));
   console.log(`wrote ${conversions}`);
+  const fonts = join(root, 'docs', 'fonts.md');
+  await writeFile(fonts, renderFontsDoc());
+  console.log(`wrote ${fonts}`);
   // The formats page has its own renderer (written alongside detection); run it when it exists.
   const formatsModule = join(root, 'src', 'docs', 'formats.ts');
   if (existsSync(formatsModule)) {

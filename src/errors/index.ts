@@ -8,6 +8,8 @@ export const ERROR_CODES = {
     'The PDF has no text layer; convert it again with the option ocr set to true to read it with OCR.',
   ENCRYPTED_DOCUMENT: 'The document is password-protected; remove the password and try again.',
   MALFORMED_DOCUMENT: 'No engine could read the file; it is damaged or not what its type says.',
+  OUTPUT_TOO_LARGE:
+    'The result would be larger than this server allows (too many pages, frames, pixels or bytes); nothing was kept. Convert a part of it (the pages, start or duration options) or at a lower dpi.',
   CONVERT_FAILED: 'The conversion failed.',
   // intake and request
   INTAKE_FAILED: 'The upload failed.',
@@ -37,7 +39,12 @@ export const ERROR_CODES = {
 export type ErrorCode = keyof typeof ERROR_CODES;
 
 /** The detail codes a failed conversion may carry in its request's error.code. */
-export const CONVERSION_DETAIL_CODES = ['NEEDS_OCR', 'ENCRYPTED_DOCUMENT', 'MALFORMED_DOCUMENT'] as const;
+export const CONVERSION_DETAIL_CODES = [
+  'NEEDS_OCR',
+  'ENCRYPTED_DOCUMENT',
+  'MALFORMED_DOCUMENT',
+  'OUTPUT_TOO_LARGE',
+] as const;
 
 export class FileconvError extends Error {
   readonly code: ErrorCode;
@@ -72,6 +79,7 @@ export const HTTP_STATUS: Record<ErrorCode, number> = {
   NEEDS_OCR: 502,
   ENCRYPTED_DOCUMENT: 502,
   MALFORMED_DOCUMENT: 502,
+  OUTPUT_TOO_LARGE: 502,
   CONVERT_FAILED: 502,
   INTAKE_FAILED: 422,
   INVALID_REQUEST: 400,

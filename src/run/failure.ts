@@ -1,7 +1,12 @@
 import { CONVERSION_DETAIL_CODES, type ErrorCode, FileconvError, messageFor } from '../errors/index.js';
 
 // Most telling first: a password explains everything after it; "malformed" is the vaguest.
-const SPECIFICITY: readonly ErrorCode[] = ['ENCRYPTED_DOCUMENT', 'NEEDS_OCR', 'MALFORMED_DOCUMENT'];
+const SPECIFICITY: readonly ErrorCode[] = [
+  'ENCRYPTED_DOCUMENT',
+  'OUTPUT_TOO_LARGE',
+  'NEEDS_OCR',
+  'MALFORMED_DOCUMENT',
+];
 
 /** Removes local paths from an engine message, so it can be shown to a client. */
 export function scrubPaths(message: string): string {

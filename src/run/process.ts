@@ -2,6 +2,7 @@ import { accessSync, constants } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { execa } from 'execa';
 import type { EngineProbe, StepContext } from '../engine/contract.js';
+import { fontconfigEnv } from '../fonts/fontconfig.js';
 import { type EngineLimits, engineSandbox, sandboxedCommand } from './sandbox.js';
 
 export type { EngineLimits } from './sandbox.js';
@@ -48,7 +49,10 @@ export async function probeBinary(
 export interface RunProcessOptions {
   /** Working folder; defaults to ctx.workDir. */
   cwd?: string;
-  /** Extra environment; the engine gets a minimal one (PATH, HOME and TMPDIR in its workDir, UTF-8 locale). */
+  /**
+   * Extra environment; the engine gets a minimal one (PATH, HOME and TMPDIR in its workDir, UTF-8
+   * locale, and FONTCONFIG_FILE naming the project's font replacements).
+   */
   env?: Record<string, string>;
   /** Called with each line the process writes to stderr or stdout (for progress parsing). */
   onLine?: (line: string, stream: 'stdout' | 'stderr') => void;
@@ -101,6 +105,7 @@ export async function runProcess(
     LANG: 'C.UTF-8',
     LC_ALL: 'C.UTF-8',
     OMP_THREAD_LIMIT: '1',
+    ...fontconfigEnv(),
     ...options.env,
   };
   noteSandboxOnce(ctx);
@@ -153,6 +158,8 @@ export async function runProcess(
     const stdoutBuffer = options.binaryStdout ? Buffer.from(r.stdout as unknown as Uint8Array) : undefined;
     const stdout = options.binaryStdout ? '' : String(r.stdout ?? '');
     if (r.exitCode !== 0 || r.signal) {
+      if (wroteTooMuch(r.signal ?? undefined, r.exitCode, stderr))
+        throw new FileconvError('OUTPUT_TOO_LARGE');
       throw new EngineProcessError(basename(file), r.exitCode, r.signal ?? undefined, stderr, stdout);
     }
     return { stdout, stderr, stdoutBuffer };
@@ -161,6 +168,19 @@ export async function runProcess(
     ctx.signal.removeEventListener('abort', onAbort);
     killGroup(child.pid);
   }
+}
+
+/**
+ * An engine past its file-size cap (RLIMIT_FSIZE) is killed by SIGXFSZ (a shell in between says
+ * "File size limit exceeded" and exits 128+25); one that ignores the signal (Python does, so
+ * calibre and the UNO bridge) sees its write fail with EFBIG, "File too large".
+ */
+function wroteTooMuch(signal: string | undefined, exitCode: number | undefined, stderr: string): boolean {
+  return (
+    signal === 'SIGXFSZ' ||
+    (exitCode === 153 && /File size limit exceeded/.test(stderr)) ||
+    /\bFile too large\b/.test(stderr)
+  );
 }
 
 let sandboxNoted = false;

@@ -3,22 +3,42 @@ import { findBinary } from './process.js';
 
 /**
  * Operating-system limits put around every engine process runProcess starts: an address-space
- * (memory) cap and a CPU-time cap through `prlimit`, and a fresh network namespace with no
- * interfaces through `unshare --net` (root only), so a hostile file cannot make an engine fetch a
- * URL or exhaust the machine's memory. Both tools exec the engine in place, so the engine keeps the
- * pid and process group runProcess kills on timeout.
+ * (memory) cap, a CPU-time cap and a file-size (output) cap through `prlimit`, and a fresh network
+ * namespace with no interfaces through `unshare --net` (root only), so a hostile file cannot make
+ * an engine fetch a URL or exhaust the machine's memory or disk. Both tools exec the engine in
+ * place, so the engine keeps the pid and process group runProcess kills on timeout.
  */
 export interface EngineLimits {
   /** Address-space cap per engine process in bytes; null for none (engines that reserve huge virtual memory). */
   addressSpaceBytes?: number | null;
   /** CPU-time cap in seconds; default twice the step's timeout (a backstop for escaped processes). */
   cpuSeconds?: number | null;
+  /** Largest file the engine may write, in bytes (RLIMIT_FSIZE); default engineOutputLimit(). */
+  fileSizeBytes?: number | null;
   /** Run the engine without network access where the OS allows it (default true). */
   isolateNetwork?: boolean;
 }
 
 /** Default address-space cap: ample for image, PDF and media engines, fatal to pixel floods. */
 export const DEFAULT_ADDRESS_SPACE_BYTES = 2 * 1024 ** 3;
+
+/**
+ * Default cap on any one file an engine writes: room for legitimate large results (about 100
+ * minutes of CD-quality WAV), fatal to inputs that expand without bound. A larger file fails with
+ * OUTPUT_TOO_LARGE instead of filling the disk.
+ */
+export const DEFAULT_OUTPUT_BYTES = 1024 ** 3;
+
+export const OUTPUT_LIMIT_ENV = 'FILECONV_ENGINE_OUTPUT_LIMIT';
+
+/**
+ * The largest file one engine may write, from FILECONV_ENGINE_OUTPUT_LIMIT (`1G`, `200M`, bytes;
+ * `0`/`off` for none). Read on every call, without probing anything, so in-process engines and
+ * worker threads check their own output against the same number.
+ */
+export function engineOutputLimit(): number | null {
+  return parseSizeLimit(process.env[OUTPUT_LIMIT_ENV], OUTPUT_LIMIT_ENV, DEFAULT_OUTPUT_BYTES, []);
+}
 
 /**
  * Engines that reserve far more virtual address space than they use (LibreOffice's allocator and
@@ -42,6 +62,8 @@ export interface SandboxSupport {
   network: boolean;
   /** Address-space cap applied by default (FILECONV_ENGINE_MEMORY_LIMIT overrides; null: none). */
   defaultAddressSpaceBytes: number | null;
+  /** File-size cap applied by default (FILECONV_ENGINE_OUTPUT_LIMIT overrides; null: none). */
+  defaultFileSizeBytes: number | null;
   /** Why a part is not in effect, for doctor and the logs. */
   notes: string[];
   prlimitPath?: string;
@@ -64,13 +86,25 @@ export function resetEngineSandbox(): void {
 function probeSandbox(): SandboxSupport {
   const notes: string[] = [];
   const setting = (process.env.FILECONV_ENGINE_SANDBOX ?? '').trim().toLowerCase();
-  const defaultAddressSpaceBytes = parseMemoryLimit(process.env.FILECONV_ENGINE_MEMORY_LIMIT, notes);
+  const defaultAddressSpaceBytes = parseSizeLimit(
+    process.env.FILECONV_ENGINE_MEMORY_LIMIT,
+    'FILECONV_ENGINE_MEMORY_LIMIT',
+    DEFAULT_ADDRESS_SPACE_BYTES,
+    notes,
+  );
+  const defaultFileSizeBytes = parseSizeLimit(
+    process.env[OUTPUT_LIMIT_ENV],
+    OUTPUT_LIMIT_ENV,
+    DEFAULT_OUTPUT_BYTES,
+    notes,
+  );
   if (['off', '0', 'false', 'no'].includes(setting)) {
     return {
       enabled: false,
       limits: false,
       network: false,
       defaultAddressSpaceBytes,
+      defaultFileSizeBytes,
       notes: ['disabled by FILECONV_ENGINE_SANDBOX=off'],
     };
   }
@@ -82,7 +116,16 @@ function probeSandbox(): SandboxSupport {
   const network = unsharePath !== undefined && works(unsharePath, ['--net', '--', 'true']);
   if (!unsharePath) notes.push('unshare (util-linux) not found: engines keep network access');
   else if (!network) notes.push('unshare --net is not permitted (needs root): engines keep network access');
-  return { enabled: true, limits, network, defaultAddressSpaceBytes, notes, prlimitPath, unsharePath };
+  return {
+    enabled: true,
+    limits,
+    network,
+    defaultAddressSpaceBytes,
+    defaultFileSizeBytes,
+    notes,
+    prlimitPath,
+    unsharePath,
+  };
 }
 
 function works(file: string, args: string[]): boolean {
@@ -91,14 +134,19 @@ function works(file: string, args: string[]): boolean {
 }
 
 /** `2G`, `512M`, `1073741824`; `0`/`off` for no cap. */
-function parseMemoryLimit(raw: string | undefined, notes: string[]): number | null {
-  if (raw === undefined || raw.trim() === '') return DEFAULT_ADDRESS_SPACE_BYTES;
+function parseSizeLimit(
+  raw: string | undefined,
+  name: string,
+  fallback: number,
+  notes: string[],
+): number | null {
+  if (raw === undefined || raw.trim() === '') return fallback;
   const text = raw.trim().toLowerCase();
   if (text === '0' || text === 'off') return null;
   const m = /^(\d+(?:\.\d+)?)\s*([kmg]?)i?b?$/.exec(text);
   if (!m) {
-    notes.push(`FILECONV_ENGINE_MEMORY_LIMIT=${raw} is not a size; using the default`);
-    return DEFAULT_ADDRESS_SPACE_BYTES;
+    notes.push(`${name}=${raw} is not a size; using the default`);
+    return fallback;
   }
   const unit = { '': 1, k: 1024, m: 1024 ** 2, g: 1024 ** 3 }[m[2] as '' | 'k' | 'm' | 'g'];
   return Math.floor(Number(m[1]) * unit);
@@ -129,9 +177,11 @@ export function sandboxedCommand(
           ? null
           : sandbox.defaultAddressSpaceBytes;
     const cpu = limits.cpuSeconds !== undefined ? limits.cpuSeconds : Math.ceil((2 * timeoutMs) / 1000) + 10;
+    const fileSize = limits.fileSizeBytes !== undefined ? limits.fileSizeBytes : sandbox.defaultFileSizeBytes;
     const caps = ['--core=0'];
     if (addressSpace !== null) caps.push(`--as=${addressSpace}`);
     if (cpu !== null) caps.push(`--cpu=${cpu}`);
+    if (fileSize !== null) caps.push(`--fsize=${fileSize}`);
     command = [sandbox.prlimitPath, ...caps, '--', ...command];
   }
   if (sandbox.network && sandbox.unsharePath && limits.isolateNetwork !== false) {

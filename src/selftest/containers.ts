@@ -5,13 +5,6 @@ import yazl from 'yazl';
 
 const ODP_MIME = 'application/vnd.oasis.opendocument.presentation';
 
-const ODP_MANIFEST = `<?xml version="1.0" encoding="UTF-8"?>
-<manifest:manifest xmlns:manifest="urn:oasis:names:tc:opendocument:xmlns:manifest:1.0" manifest:version="1.2">
- <manifest:file-entry manifest:full-path="/" manifest:media-type="${ODP_MIME}"/>
- <manifest:file-entry manifest:full-path="content.xml" manifest:media-type="text/xml"/>
-</manifest:manifest>
-`;
-
 const ODP_CONTENT = `<?xml version="1.0" encoding="UTF-8"?>
 <office:document-content xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0"
  xmlns:draw="urn:oasis:names:tc:opendocument:xmlns:drawing:1.0"
@@ -32,16 +25,27 @@ const ODP_CONTENT = `<?xml version="1.0" encoding="UTF-8"?>
 `;
 
 /**
- * A one-slide OpenDocument presentation: the smallest package LibreOffice opens (the mimetype
- * entry first and stored uncompressed, a manifest, and the content).
+ * The smallest OpenDocument package LibreOffice opens: the mimetype entry first and stored
+ * uncompressed, a manifest, and the content.
  */
-export async function writeOdp(path: string): Promise<void> {
+export async function writeOdfPackage(path: string, mime: string, contentXml: string): Promise<void> {
+  const manifest = `<?xml version="1.0" encoding="UTF-8"?>
+<manifest:manifest xmlns:manifest="urn:oasis:names:tc:opendocument:xmlns:manifest:1.0" manifest:version="1.2">
+ <manifest:file-entry manifest:full-path="/" manifest:media-type="${mime}"/>
+ <manifest:file-entry manifest:full-path="content.xml" manifest:media-type="text/xml"/>
+</manifest:manifest>
+`;
   const zip = new yazl.ZipFile();
-  zip.addBuffer(Buffer.from(ODP_MIME), 'mimetype', { compress: false });
-  zip.addBuffer(Buffer.from(ODP_MANIFEST), 'META-INF/manifest.xml');
-  zip.addBuffer(Buffer.from(ODP_CONTENT), 'content.xml');
+  zip.addBuffer(Buffer.from(mime), 'mimetype', { compress: false });
+  zip.addBuffer(Buffer.from(manifest), 'META-INF/manifest.xml');
+  zip.addBuffer(Buffer.from(contentXml), 'content.xml');
   zip.end();
   await pipeline(zip.outputStream, createWriteStream(path));
+}
+
+/** A one-slide OpenDocument presentation. */
+export function writeOdp(path: string): Promise<void> {
+  return writeOdfPackage(path, ODP_MIME, ODP_CONTENT);
 }
 
 /**

@@ -1,6 +1,7 @@
 import { cpus } from 'node:os';
 import { resolve } from 'node:path';
 import { FileconvError } from '../errors/index.js';
+import type { UploadPace } from './upload-pace.js';
 
 /** The server's configuration, validated once at the edge and trusted everywhere after. */
 export interface ServeConfig {
@@ -27,6 +28,10 @@ export interface ServeConfig {
   rateLimit: number;
   /** Daily quotas of anonymous callers (per IP) and of each API key. */
   quotas: { anonymous: DailyQuotas; key: DailyQuotas };
+  /** The pace an upload must keep (src/server/upload-pace.ts). */
+  uploadPace: UploadPace;
+  /** A connection that neither sends nor takes a byte for this long is closed, in ms. */
+  idleTimeoutMs: number;
 }
 
 /** Units per UTC day of each metered operation. */
@@ -58,9 +63,16 @@ export interface RawServeOptions {
   rateLimit?: string;
   quotaAnon?: string;
   quotaKey?: string;
+  uploadTimeout?: string;
+  uploadMinRate?: string;
+  idleTimeout?: string;
 }
 
 export const DEFAULT_MAX_UPLOAD = 200 * 1024 * 1024;
+/** An upload gets 30 s, plus 1 s per 4 KiB received (a 200 MiB upload may take up to about 14 h). */
+export const DEFAULT_UPLOAD_PACE: UploadPace = { timeoutMs: 30_000, minRate: 4096 };
+/** Longer than the longest long-poll (?wait=30), so only a dead or stalled client is cut. */
+export const DEFAULT_IDLE_TIMEOUT_MS = 120_000;
 
 /** Environment variable of each option. */
 export const ENV_NAMES: Record<keyof RawServeOptions, string> = {
@@ -77,6 +89,9 @@ export const ENV_NAMES: Record<keyof RawServeOptions, string> = {
   rateLimit: 'FILECONV_RATE_LIMIT',
   quotaAnon: 'FILECONV_QUOTA_ANON',
   quotaKey: 'FILECONV_QUOTA_KEY',
+  uploadTimeout: 'FILECONV_UPLOAD_TIMEOUT',
+  uploadMinRate: 'FILECONV_UPLOAD_MIN_RATE',
+  idleTimeout: 'FILECONV_IDLE_TIMEOUT',
 };
 
 function invalid(message: string): FileconvError {
@@ -193,6 +208,9 @@ export function resolveServeConfig(
   const rateLimit = pick('rateLimit');
   const quotaAnon = pick('quotaAnon');
   const quotaKey = pick('quotaKey');
+  const uploadTimeout = pick('uploadTimeout');
+  const uploadMinRate = pick('uploadMinRate');
+  const idleTimeout = pick('idleTimeout');
   return {
     host,
     port: port === undefined ? 8080 : integer('--port', port, 0, 65535),
@@ -218,5 +236,17 @@ export function resolveServeConfig(
           ? { ...DEFAULT_QUOTAS.key }
           : parseQuotas('--quota-key', quotaKey, DEFAULT_QUOTAS.key),
     },
+    uploadPace: {
+      timeoutMs:
+        uploadTimeout === undefined
+          ? DEFAULT_UPLOAD_PACE.timeoutMs
+          : parseDuration('--upload-timeout', uploadTimeout),
+      minRate:
+        uploadMinRate === undefined
+          ? DEFAULT_UPLOAD_PACE.minRate
+          : parseSize('--upload-min-rate', uploadMinRate),
+    },
+    idleTimeoutMs:
+      idleTimeout === undefined ? DEFAULT_IDLE_TIMEOUT_MS : parseDuration('--idle-timeout', idleTimeout),
   };
 }

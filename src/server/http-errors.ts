@@ -2,15 +2,21 @@ import type { Context } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { type ErrorCode, FileconvError, HTTP_STATUS, isFileconvError, messageFor } from '../errors/index.js';
 import { UploadTooLargeError } from './upload.js';
+import { UploadTooSlowError } from './upload-pace.js';
 
 /** The JSON error body every failure gets: `{"error": {"code", "message", ...extra}}`. */
 export function errorBody(code: ErrorCode, message: string, extra: Record<string, unknown> = {}) {
   return { error: { code, message, ...extra } };
 }
 
-/** HTTP_STATUS decides, except that an upload over the size limit is 413 rather than INTAKE_FAILED's 422. */
+/**
+ * HTTP_STATUS decides, except that an upload over the size limit is 413 and one that fell behind
+ * its pace 408, rather than INTAKE_FAILED's 422.
+ */
 export function statusOf(e: FileconvError): number {
-  return e instanceof UploadTooLargeError ? 413 : HTTP_STATUS[e.code];
+  if (e instanceof UploadTooLargeError) return 413;
+  if (e instanceof UploadTooSlowError) return 408;
+  return HTTP_STATUS[e.code];
 }
 
 /** Answers a FileconvError with its status (from the one HTTP_STATUS map) and body. */

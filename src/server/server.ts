@@ -148,7 +148,13 @@ export async function startServer(config: ServeConfig, options: StartOptions = {
     s.once('error', reject);
   });
   // Uploads of 200 MiB on slow links take a while; the default 5 min request timeout cuts them.
+  // Their pace is watched instead (config.uploadPace), and a connection idle in both directions,
+  // such as a download nobody reads, is destroyed after idleTimeoutMs with the file it was sending.
   server.requestTimeout = 0;
+  server.timeout = config.idleTimeoutMs;
+  // Keep-alive connections must close (and say so in Keep-Alive: timeout=) before the idle timer
+  // would, or a client could reuse a socket the server is destroying.
+  server.keepAliveTimeout = Math.min(server.keepAliveTimeout, Math.floor(config.idleTimeoutMs / 2));
 
   const port = (server.address() as AddressInfo).port;
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;

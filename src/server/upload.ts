@@ -3,6 +3,7 @@ import { pipeline } from 'node:stream/promises';
 import busboy from 'busboy';
 import { FileconvError } from '../errors/index.js';
 import type { BlobStore, BlobWriter } from '../store/types.js';
+import { type UploadPace, watchUploadPace } from './upload-pace.js';
 
 /** Room for multipart boundaries, part headers and the meta part on top of the file itself. */
 export const MULTIPART_OVERHEAD = 64 * 1024;
@@ -87,6 +88,7 @@ export function receiveUpload(
   blobs: BlobStore,
   fileKey: string,
   maxFileBytes: number,
+  pace?: UploadPace,
 ): Promise<ParsedUpload> {
   return new Promise((resolve, reject) => {
     const fields = new Map<string, { value: string; mimeType: string }>();
@@ -114,13 +116,14 @@ export function receiveUpload(
       return;
     }
 
-    const refuse = (error: FileconvError) => {
+    const refuse = (error: FileconvError, drainMs?: number) => {
       if (settled) return;
       settled = true;
+      stopPace();
       incoming.unpipe(parser);
       parser.removeAllListeners();
       parser.on('error', () => {});
-      drainRequest(incoming);
+      drainRequest(incoming, drainMs);
       const cleanup = writer ? writer.abort() : Promise.resolve();
       fileDone?.catch(() => {});
       cleanup.then(
@@ -128,6 +131,10 @@ export function receiveUpload(
         () => reject(error),
       );
     };
+
+    // A client that fell behind gets its answer, then the connection is closed: draining a
+    // trickle would hold the socket as long as the client likes.
+    const stopPace = pace ? watchUploadPace(incoming, pace, (e) => refuse(e, 1000)) : () => {};
 
     parser.on('file', (name, stream, info) => {
       // busboy says "limit" on reaching fileSize, so it is set one byte over the cap.
@@ -204,6 +211,7 @@ export function receiveUpload(
         return;
       }
       settled = true;
+      stopPace();
       resolve({ fields, file: file && { ...file, size } });
     });
     incoming.on('aborted', () =>

@@ -87,6 +87,12 @@ export function explain(error: ApiErrorBody, status = 0): Explanation {
         what: 'The engines could not read it.',
         todo: 'Open it in its own program to check it, save a fresh copy, and try again.',
       };
+    case 'OUTPUT_TOO_LARGE':
+      return {
+        title: 'The result would be too large',
+        what: 'This file expands into more data (pages, frames or bytes) than this server keeps for one conversion.',
+        todo: 'Convert a smaller part of it (fewer pages, a shorter clip), or pick a more compact target format.',
+      };
     case 'CONVERT_FAILED':
       return {
         title: 'The conversion failed',

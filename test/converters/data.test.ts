@@ -4,11 +4,11 @@ import ExcelJS from 'exceljs';
 import { XMLParser } from 'fast-xml-parser';
 import Papa from 'papaparse';
 import { parse as parseToml } from 'smol-toml';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import yazl from 'yazl';
-import data from '../../converters/data.js';
-import { runStep, stepContext, tempDir } from '../helpers/step.js';
+import data, { closeDataPool } from '../../converters/data.js';
+import { expectCode, runStep, stepContext, tempDir } from '../helpers/step.js';
 
 const FORMATS = ['json', 'yaml', 'toml', 'xml', 'jsonl', 'csv', 'tsv', 'xlsx'];
 
@@ -248,5 +248,49 @@ describe('data converter', () => {
     const edge = data.edges.find((e) => e.from === 'json' && e.to === 'yaml')!;
     await data.run({ edge, input: sample('p.json', '[1]'), outDir: tempDir(), options: {} }, ctx);
     expect(ctx.progressSeen.at(-1)).toBe(1);
+  });
+});
+
+describe('data engine worker threads', () => {
+  afterAll(async () => {
+    delete process.env.FILECONV_ENGINE_OUTPUT_LIMIT;
+    await closeDataPool();
+  });
+
+  const run = (from: string, to: string, input: string, ctx = stepContext()) => {
+    const edge = data.edges.find((e) => e.from === from && e.to === to)!;
+    return data.run({ edge, input, outDir: tempDir(), options: {} }, ctx);
+  };
+  /** About 10 MB of records: seconds of YAML output, far more than the limits below allow. */
+  const big = () => {
+    const row = JSON.stringify({ id: 1, name: 'item', tags: ['a', 'b'], price: 2.5 });
+    return sample('big.json', `[${`${row},`.repeat(150_000)}${row}]`);
+  };
+
+  it('stops a conversion at its time limit by ending its worker, and the next one runs', async () => {
+    const e = await expectCode(run('json', 'yaml', big(), stepContext(300)), 'CONVERT_FAILED');
+    expect(e.message).toMatch(/took longer than .* and was stopped/);
+    const ok = await run('csv', 'json', sample('ok.csv', 'a\n1\n'));
+    expect(JSON.parse(readFileSync(ok.files[0]!, 'utf8'))).toEqual([{ a: 1 }]);
+  });
+
+  it('stops a cancelled conversion at once', async () => {
+    const ctx = stepContext();
+    const running = run('json', 'yaml', big(), ctx);
+    setTimeout(() => ctx.abort(), 100);
+    const e = await expectCode(running, 'CONVERT_FAILED');
+    expect(e.message).toBe('The conversion was cancelled.');
+  });
+
+  it('checks its output against the engine output cap of the main thread', async () => {
+    process.env.FILECONV_ENGINE_OUTPUT_LIMIT = '64K';
+    const names = Array.from({ length: 50 }, (_, i) => `column_${i}_${'x'.repeat(40)}`);
+    const csv = `${names.join(',')}\n${Array.from({ length: 100 }, () => names.map(() => '1').join(',')).join('\n')}\n`;
+    const input = sample('wide.csv', csv);
+    expect(csv.length).toBeLessThan(64 * 1024);
+    await expectCode(run('csv', 'json', input), 'OUTPUT_TOO_LARGE');
+    delete process.env.FILECONV_ENGINE_OUTPUT_LIMIT;
+    const ok = await run('csv', 'json', input);
+    expect(JSON.parse(readFileSync(ok.files[0]!, 'utf8'))).toHaveLength(100);
   });
 });

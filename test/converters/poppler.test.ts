@@ -63,7 +63,7 @@ describe('poppler converter', () => {
 
   it('refuses pages that would rasterise too large', async () => {
     const pdf = await sizedPagesPdf(tempDir(), [14_400]);
-    const e = await expectCode(runStep(converter, 'pdf', 'png', pdf, { dpi: 600 }), 'CONVERT_FAILED');
+    const e = await expectCode(runStep(converter, 'pdf', 'png', pdf, { dpi: 600 }), 'OUTPUT_TOO_LARGE');
     expect(e.message).toMatch(/Page 1 would be 120000 x 834 pixels/);
   });
 

@@ -96,7 +96,7 @@ describe('rsvg converter', () => {
     writeFileSync(broken, '<svg xmlns="http://www.w3.org/2000/svg"><rect');
     await expectCode(runStep(converter, 'svg', 'png', broken), 'MALFORMED_DOCUMENT');
     const huge = svgFile('<rect width="10" height="10"/>', 'width="20000" height="20000"');
-    const e = await expectCode(runStep(converter, 'svg', 'png', huge), 'CONVERT_FAILED');
+    const e = await expectCode(runStep(converter, 'svg', 'png', huge), 'OUTPUT_TOO_LARGE');
     expect(e.message).toMatch(/20000 x 20000 pixels/);
     // Vector output of the same file has no pixel surface and is fine.
     const pdf = await runStep(converter, 'svg', 'pdf', huge);

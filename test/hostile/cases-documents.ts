@@ -79,7 +79,7 @@ export const documentCases: HostileCase[] = [
     from: 'pdf',
     to: 'png',
     make: () => manyPagesPdf(100_000),
-    allowed: { codes: ['CONVERT_FAILED', 'MALFORMED_DOCUMENT'] },
+    allowed: { codes: ['OUTPUT_TOO_LARGE', 'CONVERT_FAILED', 'MALFORMED_DOCUMENT'] },
   },
   {
     name: 'pdf: absurd page size to png',
@@ -92,7 +92,7 @@ export const documentCases: HostileCase[] = [
         '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
         '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 14400 14400] >>',
       ]),
-    allowed: { codes: ['CONVERT_FAILED'] },
+    allowed: { codes: ['OUTPUT_TOO_LARGE', 'CONVERT_FAILED'] },
   },
   {
     name: 'pdf: absurd page size through ghostscript',
@@ -106,7 +106,7 @@ export const documentCases: HostileCase[] = [
         '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
         '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 14400 14400] >>',
       ]),
-    allowed: { codes: ['CONVERT_FAILED'] },
+    allowed: { codes: ['OUTPUT_TOO_LARGE', 'CONVERT_FAILED'] },
   },
   {
     name: 'pdf: URI, Launch and JavaScript actions to text',

@@ -3,9 +3,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { closeOfficePool } from '../../converters/libreoffice/pool.js';
+import { resetEngineSandbox } from '../../src/run/sandbox.js';
 import { dataCases } from './cases-data.js';
 import { documentCases } from './cases-documents.js';
 import { imageCases } from './cases-images.js';
+import { HOSTILE_OUTPUT_LIMIT, inflationCases } from './cases-inflation.js';
 import { mediaCases } from './cases-media.js';
 import { officeCases } from './cases-office.js';
 import {
@@ -25,7 +27,14 @@ import {
  * no request to the canary listener, no file written next to the secrets, no process or temp file
  * left behind.
  */
-const cases = [...imageCases, ...mediaCases, ...officeCases, ...documentCases, ...dataCases];
+const cases = [
+  ...imageCases,
+  ...mediaCases,
+  ...officeCases,
+  ...documentCases,
+  ...dataCases,
+  ...inflationCases,
+];
 const CANARY_FILES = ['secret.png', 'secret.svg', 'secret.txt', 'secret.xml'];
 
 let canary: Canary;
@@ -39,6 +48,8 @@ beforeAll(async () => {
   savedTmpdir = process.env.TMPDIR;
   privateTmp = mkdtempSync(join(tmpdir(), 'fileconv-hostile-tmp-'));
   process.env.TMPDIR = privateTmp;
+  process.env.FILECONV_ENGINE_OUTPUT_LIMIT = HOSTILE_OUTPUT_LIMIT;
+  resetEngineSandbox();
   canary = await startCanary();
   root = join(privateTmp, 'cases');
   mkdirSync(root);
@@ -48,6 +59,8 @@ afterAll(async () => {
   await closeOfficePool();
   await canary?.close();
   process.env.TMPDIR = savedTmpdir;
+  delete process.env.FILECONV_ENGINE_OUTPUT_LIMIT;
+  resetEngineSandbox();
   if (savedTmpdir === undefined) delete process.env.TMPDIR;
   rmSync(privateTmp, { recursive: true, force: true });
   console.log(`hostile inputs: ${cases.length}, passed: ${passed}`);

@@ -1,9 +1,12 @@
+import { statSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runProcess } from '../../src/run/process.js';
 import {
   DEFAULT_ADDRESS_SPACE_BYTES,
+  DEFAULT_OUTPUT_BYTES,
+  engineOutputLimit,
   engineSandbox,
   resetEngineSandbox,
   sandboxedCommand,
@@ -15,6 +18,7 @@ describe('engine process limits', () => {
   afterEach(() => {
     delete process.env.FILECONV_ENGINE_SANDBOX;
     delete process.env.FILECONV_ENGINE_MEMORY_LIMIT;
+    delete process.env.FILECONV_ENGINE_OUTPUT_LIMIT;
     resetEngineSandbox();
   });
 
@@ -31,6 +35,27 @@ describe('engine process limits', () => {
     expect(line('Max address space')).toContain(String(DEFAULT_ADDRESS_SPACE_BYTES));
     expect(line('Max cpu time')).toMatch(/\s70\s+70\s/); // twice 30 s, plus 10 s
     expect(line('Max core file size')).toMatch(/\s0\s+0\s/);
+    expect(line('Max file size')).toContain(String(DEFAULT_OUTPUT_BYTES));
+  });
+
+  it('stops an engine writing past its output cap with OUTPUT_TOO_LARGE, killed or refused', async () => {
+    process.env.FILECONV_ENGINE_OUTPUT_LIMIT = '1M';
+    resetEngineSandbox();
+    expect(engineOutputLimit()).toBe(1024 ** 2);
+    const ctx = stepContext();
+    // dd takes SIGXFSZ's default action (killed); a shell reports its killed child with status
+    // 128+25; Python ignores the signal and its write fails with EFBIG.
+    const dd = ['if=/dev/zero', 'of=big.bin', 'bs=1M', 'count=5'];
+    await expect(runProcess('dd', dd, ctx)).rejects.toMatchObject({ code: 'OUTPUT_TOO_LARGE' });
+    await expect(runProcess('sh', ['-c', `dd ${dd.join(' ')}`], ctx)).rejects.toMatchObject({
+      code: 'OUTPUT_TOO_LARGE',
+    });
+    const python = ['-c', 'open("big.py.bin", "wb").write(bytes(5 << 20))'];
+    await expect(runProcess('python3', python, ctx)).rejects.toMatchObject({ code: 'OUTPUT_TOO_LARGE' });
+    // A pipe is not a file: the cap leaves stdout alone.
+    const head = await runProcess('head', ['-c', '5M', '/dev/zero'], ctx);
+    expect(head.stdout.length).toBe(5 * 1024 ** 2);
+    expect(statSync(`${ctx.workDir}/big.bin`).size).toBeLessThanOrEqual(1024 ** 2);
   });
 
   it('gives the engine a network namespace with loopback only, and it cannot reach a listener', async () => {

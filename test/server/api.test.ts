@@ -58,6 +58,14 @@ describe('detect', () => {
       mime: 'image/png',
     });
   });
+
+  it('answers 422 INTAKE_FAILED when the file part is missing, whatever else was sent', async () => {
+    for (const parts of [[], [{ name: 'declared', value: 'csv' }], [{ name: 'meta', value: '{}' }]]) {
+      const res = await post(`${base}/api/public/detect`, parts);
+      expect(res.status).toBe(422);
+      expect(res.json.error.code).toBe('INTAKE_FAILED');
+    }
+  });
 });
 
 describe('convert, poll, download', () => {

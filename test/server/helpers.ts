@@ -207,13 +207,17 @@ export interface ChildServer {
 }
 
 /** Starts `node bin/fileconv serve` as a child process and waits for its "listening on" line. */
-export function startChildServer(dataDir: string, extra: string[] = []): Promise<ChildServer> {
+export function startChildServer(
+  dataDir: string,
+  extra: string[] = [],
+  env: NodeJS.ProcessEnv = {},
+): Promise<ChildServer> {
   const child = spawn(
     process.execPath,
     [join(ROOT, 'bin', 'fileconv'), 'serve', '--port', '0', '--data-dir', dataDir, ...extra],
     {
       cwd: ROOT,
-      env: { ...process.env, FILECONV_PORT: '', FILECONV_DATA_DIR: '' },
+      env: { ...process.env, FILECONV_PORT: '', FILECONV_DATA_DIR: '', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     },
   );

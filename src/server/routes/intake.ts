@@ -87,7 +87,7 @@ async function readUpload(
   const incoming = incomingOf(c);
   const tooBig = checkContentLength(incoming, ctx.config.maxUpload);
   if (tooBig) throw tooBig;
-  const upload = await receiveUpload(incoming, ctx.blobs, key, ctx.config.maxUpload);
+  const upload = await receiveUpload(incoming, ctx.blobs, key, ctx.config.maxUpload, ctx.config.uploadPace);
   if (upload.file) ctx.metrics.receivedFile(upload.file.size);
   return upload;
 }
@@ -102,16 +102,17 @@ export function registerIntakeRoutes(app: Hono<AppEnv>, ctx: ServerContext): voi
     const upload = await readUpload(ctx, c, `inputs/${id}`);
     const file = upload.file;
     try {
+      // A missing file is the intake failure whatever else came with it (decisions.md: 422).
+      if (!file)
+        throw new FileconvError(
+          'INTAKE_FAILED',
+          'The file part is missing: send the file in a part named "file".',
+        );
       const unexpected = [...upload.fields.keys()].filter((k) => k !== 'declared');
       if (unexpected.length > 0)
         throw new FileconvError(
           'INVALID_REQUEST',
           `Unknown part "${unexpected[0]!.slice(0, 40)}"; detect takes "file" and an optional "declared".`,
-        );
-      if (!file)
-        throw new FileconvError(
-          'INTAKE_FAILED',
-          'The file part is missing: send the file in a part named "file".',
         );
       if (file.size === 0) throw new FileconvError('INTAKE_FAILED', 'The file part is empty.');
       const declared = upload.fields.get('declared')?.value;

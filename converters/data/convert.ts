@@ -1,0 +1,79 @@
+import { readFile, stat } from 'node:fs/promises';
+import yauzl from 'yauzl';
+import { FileconvError } from '../../src/errors/index.js';
+import type { FormatId } from '../../src/formats/index.js';
+import { decodeText, parseText, readWorkbook } from './parse.js';
+import { writeData } from './serialize.js';
+
+/** Parsed in memory, so inputs are bounded well below what would strain the process. */
+export const MAX_INPUT_BYTES = 50 * 1024 * 1024;
+/** An xlsx is a zip; its parts together may not unpack past this (zip bombs). */
+export const MAX_XLSX_UNPACKED_BYTES = 200 * 1024 * 1024;
+
+const CFB_MAGIC = Buffer.from([0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1]);
+
+/** Refuses encrypted workbooks and zip bombs before the whole workbook is unpacked in memory. */
+async function checkWorkbook(path: string): Promise<void> {
+  const head = await readFile(path);
+  if (head.subarray(0, 8).equals(CFB_MAGIC)) {
+    // A password-protected OOXML file is a CFB container holding an EncryptedPackage stream.
+    if (head.includes(Buffer.from('EncryptedPackage', 'utf16le')))
+      throw new FileconvError('ENCRYPTED_DOCUMENT');
+    throw new FileconvError(
+      'MALFORMED_DOCUMENT',
+      'The file is an old binary Office file, not an xlsx workbook.',
+    );
+  }
+  const total = await new Promise<number>((resolve, reject) => {
+    yauzl.fromBuffer(head, { lazyEntries: true }, (err, zip) => {
+      if (err || !zip)
+        return reject(
+          new FileconvError('MALFORMED_DOCUMENT', 'The file is not an xlsx workbook (not a zip).'),
+        );
+      let sum = 0;
+      zip.on('entry', (entry: yauzl.Entry) => {
+        sum += entry.uncompressedSize;
+        zip.readEntry();
+      });
+      zip.on('end', () => resolve(sum));
+      zip.on('error', () =>
+        reject(new FileconvError('MALFORMED_DOCUMENT', 'The xlsx zip structure is damaged.')),
+      );
+      zip.readEntry();
+    });
+  });
+  if (total > MAX_XLSX_UNPACKED_BYTES) {
+    throw new FileconvError(
+      'CONVERT_FAILED',
+      'The workbook unpacks to more data than the data engine accepts.',
+    );
+  }
+}
+
+/**
+ * One data conversion, start to end: what a pool worker runs (converters/data/worker.ts).
+ * `maxOutputBytes` is the engine output cap, passed in because a worker's environment is a copy.
+ */
+export async function convertData(
+  from: FormatId,
+  to: FormatId,
+  input: string,
+  output: string,
+  maxOutputBytes: number | null,
+): Promise<void> {
+  const { size } = await stat(input);
+  if (size > MAX_INPUT_BYTES) {
+    throw new FileconvError(
+      'CONVERT_FAILED',
+      `The file is larger than the ${MAX_INPUT_BYTES / 1024 / 1024} MB the data engine reads in memory.`,
+    );
+  }
+  let value: unknown;
+  if (from === 'xlsx') {
+    await checkWorkbook(input);
+    value = await readWorkbook(input);
+  } else {
+    value = parseText(from, decodeText(await readFile(input), from.toUpperCase()));
+  }
+  await writeData(to, value, output, maxOutputBytes);
+}
