@@ -37,7 +37,10 @@ export interface StartOptions {
   engine?: ServerEngine;
   urlIntake?: UrlIntake;
   log?: (message: string) => void;
-  /** Where structured lines go; default JSON at info on stderr, or silent when `log` captures problems. */
+  /**
+   * Where structured lines go. Default: JSON on stderr at warn (problems only, as before; the CLI
+   * asks for info), or silent when `log` captures the problems.
+   */
   logger?: Logger;
   /** Bearer token for GET /metrics (the CLI reads FILECONV_METRICS_TOKEN); none means open. */
   metricsToken?: string;
@@ -61,7 +64,7 @@ export interface FileconvService {
 
 /** Opens the data directory, recovers the queue and starts the retention sweeper. */
 export async function openService(config: ServeConfig, options: StartOptions = {}): Promise<FileconvService> {
-  const logger = options.logger ?? createLogger({ format: 'json', level: options.log ? 'silent' : 'info' });
+  const logger = options.logger ?? createLogger({ format: 'json', level: options.log ? 'silent' : 'warn' });
   const log = options.log ?? ((m: string) => logger.error(m));
   await mkdir(config.dataDir, { recursive: true });
   const secret = await dataSecret(config.dataDir, SIGNING_KEY_FILE);

@@ -11,8 +11,10 @@ import {
   metaPart,
   post,
   removeDir,
+  startChildServer,
   startTestServer,
   type TestServer,
+  tempDir,
   waitDone,
 } from './helpers.js';
 
@@ -181,4 +183,32 @@ describe('signed webhooks', () => {
       expect(res.json.error.message).toMatch(message);
     }
   });
+});
+
+describe('fileconv serve with FILECONV_TEST_ALLOW_LOOPBACK_SOURCES=1', () => {
+  it('delivers a signed webhook to a loopback receiver, through the same guard as source URLs', async () => {
+    const dataDir = tempDir('fileconv-webhook-cli-');
+    process.env.FILECONV_TEST_ALLOW_LOOPBACK_SOURCES = '1';
+    const child = await startChildServer(dataDir).finally(() => {
+      delete process.env.FILECONV_TEST_ALLOW_LOOPBACK_SOURCES;
+    });
+    try {
+      const res = await post(`${child.url}/api/public/convert`, [
+        metaPart({ conversion: 'csv-json', webhook: { url: hookUrl('/cli') } }),
+        filePart('fruit.csv', 'name,qty\napple,3\n'),
+      ]);
+      expect(res.status).toBe(202);
+      await waitDone(child.url, res.json.request_id);
+      for (let i = 0; i < 200 && !deliveries.get('/cli'); i++) await new Promise((r) => setTimeout(r, 50));
+      const got = deliveries.get('/cli') ?? [];
+      expect(got).toHaveLength(1);
+      const childSecret = readFileSync(join(dataDir, 'webhook.key'), 'utf8').trim();
+      expect(verify(childSecret, got[0]!.headers['x-fileconv-signature'] as string, got[0]!.body)).toBe(true);
+      expect(JSON.parse(got[0]!.body).request_id).toBe(res.json.request_id);
+    } finally {
+      child.child.kill('SIGTERM');
+      await child.exited;
+      removeDir(dataDir);
+    }
+  }, 90_000);
 });
