@@ -55,6 +55,8 @@ describe('GET /metrics', () => {
     expect(refused.status).toBe(429);
     await get(`${server.url}/api/public/requests/AAAAAAAAAAAAAAAAAAAAAA`);
     await get(`${server.url}/no/such/route/${id}`);
+    await get(`${server.url}/api/public/requests/recent`, { 'x-owner-token': `fco_${'a'.repeat(43)}` });
+    await get(`${server.url}/metrics`);
 
     const res = await get(`${server.url}/metrics`);
     expect(res.status).toBe(200);
@@ -68,6 +70,8 @@ describe('GET /metrics', () => {
     expect(route('/api/public/requests/:id', '200')).toBeGreaterThanOrEqual(1);
     expect(route('/files/:opaque', '200')).toBe(1);
     expect(route('unmatched', '404')).toBe(1);
+    expect(route('/api/public/requests/recent', '200')).toBe(1);
+    expect(route('/metrics', '200')).toBe(1);
     // Raw ids never become labels.
     expect(m).not.toContain(id);
     expect(sample(m, 'fileconv_conversions_total', { conversion: 'csv-json', outcome: 'succeeded' })).toBe(1);
