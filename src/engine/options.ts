@@ -33,6 +33,8 @@ export interface ConversionOptions {
   speed?: number;
   /** Read text from pages with OCR where an engine offers both (a PDF without a text layer). */
   ocr?: boolean;
+  /** The workbook sheet a table comes from: its name, or its 1-based position. */
+  sheet?: string;
 }
 
 type Spec =
@@ -126,6 +128,13 @@ export const OPTION_SPECS: Record<keyof ConversionOptions, OptionSpec> = {
     spec: { kind: 'boolean' },
     description: 'true to read page text with OCR (PDF without a text layer)',
     families: ['document', 'ocr'],
+  },
+  sheet: {
+    // Excel's own rule for sheet names: 1 to 31 characters, none of : \ / ? * [ ]
+    spec: { kind: 'pattern', pattern: /^[^\p{Cc}:\\/?*[\]]{1,31}$/u, example: '2' },
+    description:
+      'workbook sheet a table is taken from: its name, or its 1-based position (default: the first with data)',
+    families: ['spreadsheet'],
   },
 };
 
