@@ -1,3 +1,4 @@
+import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { closeEngines, type EngineStatus, probeEngines, resetEngineCache } from '../engine/registry.js';
 import { FONT_PACKAGE_NAMES } from '../fonts/catalog.js';
@@ -5,6 +6,7 @@ import { checkFonts, type FontReport } from '../fonts/check.js';
 import { resetCatalog } from '../plan/index.js';
 import { engineSandbox } from '../run/sandbox.js';
 import { formatRow, runSelftest, type SelftestReport } from '../selftest/index.js';
+import { webhookSecretStatus } from '../server/secrets.js';
 import { exitWithUsageCode, interruptSignal } from './convert-io.js';
 import { aptInstall, aptInstallLine, missingPackages, TEST_TOOL_PACKAGES } from './doctor-apt.js';
 
@@ -64,6 +66,8 @@ async function printEngines(engines: EngineStatus[]): Promise<void> {
     `\nengine isolation: ${sandbox.enabled ? `${limits}, ${network}` : 'off (FILECONV_ENGINE_SANDBOX=off)'}`,
   );
   for (const note of sandbox.notes) console.log(`        ${note}`);
+  const dataDir = resolve(process.env.FILECONV_DATA_DIR || './fileconv-data');
+  console.log(`webhook secret: ${await webhookSecretStatus(dataDir)}`);
 }
 
 function printFonts(report: FontReport): void {
