@@ -75,36 +75,58 @@ const exists = (path: string) =>
 
 class CorpusError extends Error {}
 
-/** Downloads the pinned .deb (or reuses the cached one) and checks its hash. */
-async function fetchDeb(debs: string, name: string, pkg: CorpusPackage): Promise<string> {
+/**
+ * Downloads the pinned .deb (or reuses the cached one) and checks its hash. When Debian no longer
+ * serves the pinned version (a security update replaced it), the current one is used instead and
+ * said loudly: the run stays a measure of real files, and `--repin` makes the change permanent.
+ */
+async function fetchDeb(
+  debs: string,
+  name: string,
+  pkg: CorpusPackage,
+  log: (line: string) => void,
+): Promise<{ path: string; substitute?: string }> {
   const wanted = `${name}_${pkg.version.replace(/:/g, '%3a')}_`;
   const cached = (await readdir(debs)).find((f) => f.startsWith(wanted) && f.endsWith('.deb'));
-  if (cached && (await fileSha256(join(debs, cached))) === pkg.sha256) return join(debs, cached);
+  if (cached && (await fileSha256(join(debs, cached))) === pkg.sha256) return { path: join(debs, cached) };
   const got = await execa('apt-get', ['download', `${name}=${pkg.version}`], { cwd: debs, reject: false });
   const file = (await readdir(debs)).find((f) => f.startsWith(wanted) && f.endsWith('.deb'));
   if (got.exitCode !== 0 || !file) {
     const policy = await execa('apt-cache', ['policy', name], { reject: false });
-    const candidate = /Candidate:\s*(\S+)/.exec(policy.stdout)?.[1] ?? 'none';
-    throw new CorpusError(
-      `${name} ${pkg.version} is no longer served by the configured Debian mirrors (candidate: ${candidate}). ` +
+    const candidate = /Candidate:\s*(\S+)/.exec(policy.stdout)?.[1];
+    if (!candidate || candidate === '(none)')
+      throw new CorpusError(
+        `${name}: neither ${pkg.version} nor any other version is served by the Debian mirrors.`,
+      );
+    log(
+      `WARNING: ${name} ${pkg.version} is no longer served; using ${candidate} instead. ` +
         'Re-pin with `npx tsx test/corpus/fetch.ts --repin` and review the files whose hashes changed.',
     );
+    const prefix = `${name}_${candidate.replace(/:/g, '%3a')}_`;
+    await execa('apt-get', ['download', `${name}=${candidate}`], { cwd: debs });
+    const current = (await readdir(debs)).find((f) => f.startsWith(prefix) && f.endsWith('.deb'));
+    if (!current) throw new CorpusError(`${name} ${candidate}: apt-get download wrote no .deb.`);
+    return { path: join(debs, current), substitute: candidate };
   }
   const hash = await fileSha256(join(debs, file));
   if (hash !== pkg.sha256)
     throw new CorpusError(`${file}: sha256 ${hash} differs from the manifest's ${pkg.sha256}.`);
-  return join(debs, file);
+  return { path: join(debs, file) };
 }
 
-async function extractFiles(deb: string, entries: CorpusEntry[], into: string): Promise<void> {
+/** Copies the entries out of a .deb; returns those it does not ship (possible in a substitute). */
+async function extractFiles(deb: string, entries: CorpusEntry[], into: string): Promise<CorpusEntry[]> {
   const tmp = await mkdtemp(join(into, '.extract-'));
+  const absent: CorpusEntry[] = [];
   try {
     await execa('dpkg-deb', ['-x', deb, tmp]);
     for (const e of entries) {
       const target = join(into, e.name);
       await mkdir(dirname(target), { recursive: true });
-      await copyFile(join(tmp, e.path!), target);
+      if (await exists(join(tmp, e.path!))) await copyFile(join(tmp, e.path!), target);
+      else absent.push(e);
     }
+    return absent;
   } finally {
     await rm(tmp, { recursive: true, force: true });
   }
@@ -125,6 +147,9 @@ export async function fetchCorpus(log: (line: string) => void = () => {}): Promi
   const verified = async (e: CorpusEntry) =>
     (await exists(join(files, e.name))) && (await fileSha256(join(files, e.name))) === e.sha256;
 
+  // Files of a substituted package: a changed hash is reported, a file it no longer ships is left out.
+  const changed = new Set<string>();
+  const dropped = new Set<string>();
   for (const [name, pkg] of Object.entries(manifest.packages)) {
     const entries = manifest.files.filter((f) => f.package === name);
     const stale: CorpusEntry[] = [];
@@ -132,9 +157,13 @@ export async function fetchCorpus(log: (line: string) => void = () => {}): Promi
     if (stale.length === 0) continue;
     try {
       log(`fetching ${name} ${pkg.version} (${stale.length} files)`);
-      await extractFiles(await fetchDeb(debs, name, pkg), stale, files);
-      for (const e of stale)
-        if (!(await verified(e))) problems.push(`${e.name}: sha256 differs from the manifest`);
+      const deb = await fetchDeb(debs, name, pkg, log);
+      for (const e of await extractFiles(deb.path, stale, files)) dropped.add(e.name);
+      for (const e of stale) {
+        if (dropped.has(e.name) || (await verified(e))) continue;
+        if (deb.substitute) changed.add(e.name);
+        else problems.push(`${e.name}: sha256 differs from the manifest`);
+      }
     } catch (e) {
       problems.push(e instanceof CorpusError ? e.message : `${name}: ${(e as Error).message}`);
     }
@@ -142,13 +171,22 @@ export async function fetchCorpus(log: (line: string) => void = () => {}): Promi
   for (const e of manifest.files.filter((f) => f.cut)) {
     if (await verified(e)) continue;
     const source = join(files, e.cut!.from);
-    if (!(await exists(source))) continue;
+    if (dropped.has(e.cut!.from) || !(await exists(source))) {
+      dropped.add(e.name);
+      continue;
+    }
     await mkdir(dirname(join(files, e.name)), { recursive: true });
     await writeFile(join(files, e.name), (await readFile(source)).subarray(0, e.cut!.bytes));
-    if (!(await verified(e))) problems.push(`${e.name}: sha256 differs from the manifest`);
+    if (await verified(e)) continue;
+    if (changed.has(e.cut!.from)) changed.add(e.name);
+    else problems.push(`${e.name}: sha256 differs from the manifest`);
   }
   if (problems.length > 0) throw new Error(`The corpus could not be verified:\n  ${problems.join('\n  ')}`);
-  return manifest.files.map((e) => ({ ...e, file: join(files, e.name) }));
+  if (changed.size > 0)
+    log(`WARNING: ${changed.size} files differ from their pinned hashes (newer package versions)`);
+  if (dropped.size > 0)
+    log(`WARNING: ${dropped.size} files are left out: newer package versions no longer ship them`);
+  return manifest.files.filter((e) => !dropped.has(e.name)).map((e) => ({ ...e, file: join(files, e.name) }));
 }
 
 /**
