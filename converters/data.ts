@@ -117,18 +117,26 @@ export default defineConverter({
     const libs = ['yaml', 'smol-toml', 'fast-xml-parser', 'papaparse', 'exceljs'];
     return { ok: true, path: 'in-process', version: libs.map((l) => `${l} ${libraryVersion(l)}`).join(', ') };
   },
-  async run({ edge, input, outDir }, ctx) {
+  async run({ edge, input, outDir, options }, ctx) {
     const output = join(outDir, `output.${extensionOf(edge.to)}`);
     // Aborting a task terminates its worker thread: a time limit that stops even a busy parser.
     const signal = AbortSignal.any([ctx.signal, AbortSignal.timeout(ctx.timeoutMs)]);
     let result: DataTaskResult;
     try {
-      const task = { from: edge.from, to: edge.to, input, output, maxOutputBytes: engineOutputLimit() };
+      const task: DataTask = {
+        from: edge.from,
+        to: edge.to,
+        input,
+        output,
+        maxOutputBytes: engineOutputLimit(),
+        sheet: options.sheet,
+      };
       result = await dataPool().run(task, { signal });
     } catch (e) {
       throw taskFailure(e, ctx.signal.aborted, ctx.timeoutMs);
     }
     if (!result.ok) throw new FileconvError(result.code ?? 'CONVERT_FAILED', result.message);
+    if (result.note) ctx.log(result.note);
     ctx.progress(1);
     return { files: [output] };
   },

@@ -33,6 +33,7 @@ const DEMUXER: Record<string, string> = {
   webm: 'matroska',
   mkv: 'matroska',
   avi: 'avi',
+  gif: 'gif',
 };
 
 /** Codec and muxer arguments per target; the muxer is always named. */
@@ -98,6 +99,8 @@ const edges: ConversionEdge[] = [
   ...edgesBetween(VIDEO, VIDEO, { family: 'video', lossy: true, cost: 10 }),
   ...edgesBetween(VIDEO, AUDIO, { family: 'video', lossy: true, cost: 6 }),
   ...edgesBetween(VIDEO, ['gif'], { family: 'video', lossy: true, cost: 12 }),
+  // An animated GIF played as a video: the video options (crf, resolution) apply.
+  ...edgesBetween(['gif'], ['mp4', 'webm'], { family: 'video', lossy: true, cost: 10 }),
 ];
 
 /** Input arguments that read `path` as `format` with the forced demuxer and local files only. */
@@ -132,9 +135,14 @@ function ffprobePath(): string {
   return path;
 }
 
-/** The input's duration in seconds (0 when the container does not say). */
-async function probeDuration(format: FormatId, input: string, ctx: StepContext): Promise<number> {
-  const args = ['-v', 'error', '-show_entries', 'format=duration', '-of', 'csv=p=0'];
+/** What ffprobe tells of the input: its duration (0 when the container does not say), its streams. */
+interface InputInfo {
+  seconds: number;
+  hasVideo: boolean;
+}
+
+async function probeInput(format: FormatId, input: string, ctx: StepContext): Promise<InputInfo> {
+  const args = ['-v', 'error', '-show_entries', 'format=duration:stream=codec_type', '-of', 'json'];
   let stdout: string;
   try {
     ({ stdout } = await runProcess(ffprobePath(), [...args, ...ffmpegInputArgs(format, input)], ctx));
@@ -144,8 +152,12 @@ async function probeDuration(format: FormatId, input: string, ctx: StepContext):
       throw new FileconvError('MALFORMED_DOCUMENT', undefined, { cause: e });
     throw e;
   }
-  const seconds = Number.parseFloat(stdout.trim());
-  return Number.isFinite(seconds) ? seconds : 0;
+  const info = JSON.parse(stdout) as { format?: { duration?: string }; streams?: { codec_type?: string }[] };
+  const seconds = Number.parseFloat(info.format?.duration ?? '');
+  return {
+    seconds: Number.isFinite(seconds) ? seconds : 0,
+    hasVideo: (info.streams ?? []).some((s) => s.codec_type === 'video'),
+  };
 }
 
 function audioOptionArgs(to: FormatId, o: ConversionOptions): string[] {
@@ -163,9 +175,11 @@ function scaleFilter(o: ConversionOptions): string {
   return `scale=${even(rw)}:${even(rh)}`;
 }
 
-function videoArgs(to: FormatId, o: ConversionOptions): string[] {
+function videoArgs(to: FormatId, o: ConversionOptions, hasVideo: boolean): string[] {
   const target = VIDEO_TARGET[to];
   if (!target) throw new FileconvError('CONVERT_FAILED', `ffmpeg cannot write ${to}.`);
+  // A recording in a video container (an MP4 with only a sound track) stays audio-only.
+  if (!hasVideo) return ['-map', '0:a:0', '-vn', ...target.audio, ...audioOptionArgs(to, o), ...target.muxer];
   const rate: string[] = [];
   if (o.crf !== undefined && to !== 'avi') rate.push('-crf', String(o.crf));
   if (o.bitrate) rate.push('-b:v', `${o.bitrate}k`);
@@ -193,7 +207,7 @@ function gifArgs(o: ConversionOptions): string[] {
   return ['-map', '0:v:0', '-an', '-filter_complex', filter, '-f', 'gif'];
 }
 
-function outputArgs(edge: ConversionEdge, o: ConversionOptions): string[] {
+function outputArgs(edge: ConversionEdge, o: ConversionOptions, hasVideo: boolean): string[] {
   if (edge.to === 'gif') return gifArgs(o);
   const audio = AUDIO_TARGET[edge.to];
   if (audio)
@@ -207,7 +221,7 @@ function outputArgs(edge: ConversionEdge, o: ConversionOptions): string[] {
       ...audioOptionArgs(edge.to, o),
       ...audio.slice(2),
     ];
-  return videoArgs(edge.to, o);
+  return videoArgs(edge.to, o, hasVideo);
 }
 
 /** Seconds of output expected, for turning ffmpeg's out_time into a fraction. */
@@ -218,7 +232,8 @@ function expectedSeconds(inputSeconds: number, o: ConversionOptions): number {
 
 export default defineConverter({
   name: 'ffmpeg',
-  description: 'FFmpeg: audio and video transcoding, audio extraction and video to GIF',
+  description:
+    'FFmpeg: audio and video transcoding, audio extraction, video to GIF and animated GIF to video',
   packages: ['ffmpeg'],
   edges,
   concurrency: 1,
@@ -245,7 +260,8 @@ export default defineConverter({
     if (!ffmpeg) throw new FileconvError('CONVERT_FAILED', 'ffmpeg is not installed.');
     const output = join(outDir, `output.${extensionOf(edge.to)}`);
     try {
-      const total = expectedSeconds(await probeDuration(edge.from, input, ctx), options);
+      const info = await probeInput(edge.from, input, ctx);
+      const total = expectedSeconds(info.seconds, options);
       if (edge.to === 'gif') checkGifLength(total);
       const args = [
         '-hide_banner',
@@ -255,13 +271,15 @@ export default defineConverter({
         ...(options.duration ? ['-t', String(options.duration)] : []),
         '-threads',
         '2',
-        ...outputArgs(edge, options),
+        ...outputArgs(edge, options, info.hasVideo),
         '-progress',
         'pipe:1',
         '-nostats',
         output,
       ];
       ctx.log(`ffmpeg ${edge.from} -> ${edge.to}`);
+      if (!info.hasVideo && VIDEO_TARGET[edge.to])
+        ctx.log(`the input has no video stream: writing an audio-only ${edge.to}`);
       await runProcess(ffmpeg, args, ctx, {
         onLine: (line, stream) => {
           if (stream !== 'stdout' || total <= 0) return;

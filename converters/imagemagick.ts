@@ -24,18 +24,23 @@ const CODERS: Record<string, string> = {
   ico: 'ICO',
   psd: 'PSD',
   heic: 'HEIC',
+  avif: 'AVIF',
 };
 /** Formats sharp handles; ImageMagick is only the fallback between these. */
 const COMMON: FormatId[] = ['png', 'jpg', 'gif', 'tiff', 'webp'];
-/** Formats only ImageMagick handles here. */
-const READ_ONLY: FormatId[] = ['psd'];
+/**
+ * Formats ImageMagick only reads: PSD (only ImageMagick handles it), and AVIF as the fallback
+ * behind sharp, whose libvips cannot open AVIF image sequences (libheif here shows their first
+ * frame).
+ */
+const READ_ONLY: FormatId[] = ['psd', 'avif'];
 const OWN: FormatId[] = ['bmp', 'ico', 'heic'];
 const LOSSY_TARGETS = new Set<FormatId>(['jpg', 'gif', 'webp', 'heic', 'ico']);
 /** Windows icons hold at most 256 x 256 pixels. */
 const ICO_MAX = 256;
 
 function edgeProps(from: FormatId, to: FormatId): Omit<ConversionEdge, 'from' | 'to'> {
-  const fallback = COMMON.includes(from) && COMMON.includes(to);
+  const fallback = (COMMON.includes(from) || from === 'avif') && COMMON.includes(to);
   return {
     family: 'image',
     // PSD layers are flattened into one image.

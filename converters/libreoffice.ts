@@ -11,6 +11,7 @@ import { convertThroughPool } from './libreoffice/convert.js';
 import { officePoolAvailable, officePoolStatus } from './libreoffice/pool.js';
 import { isPasswordProtected } from './office/encryption.js';
 import { createLockedProfile } from './office/profile.js';
+import { isWord6Or95, wordFibVersion } from './office/word-version.js';
 
 type Module = 'writer' | 'calc' | 'impress';
 
@@ -51,8 +52,6 @@ const EXPORT: Record<Module, Partial<Record<FormatId, string>>> = {
     xls: 'MS Excel 97',
     xlsx: 'Calc MS Excel 2007 XML',
     ods: 'calc8',
-    csv: `Text - txt - csv (StarCalc):${csvOptions(44)}`,
-    tsv: `Text - txt - csv (StarCalc):${csvOptions(9)}`,
   },
   impress: {
     pdf: 'impress_pdf_Export',
@@ -116,14 +115,17 @@ function familyEdges(
 }
 
 const WRITER_FORMATS: FormatId[] = ['doc', 'docx', 'odt', 'rtf', 'txt', 'html'];
-const CALC_FORMATS: FormatId[] = ['xls', 'xlsx', 'ods', 'csv', 'tsv'];
+const WORKBOOK_FORMATS: FormatId[] = ['xls', 'xlsx', 'ods'];
+const CALC_FORMATS: FormatId[] = [...WORKBOOK_FORMATS, 'csv', 'tsv'];
 const IMPRESS_FORMATS: FormatId[] = ['ppt', 'pptx', 'odp'];
 
 const EDGES: ConversionEdge[] = [
   ...familyEdges(WRITER_FORMATS, [...WRITER_FORMATS, 'pdf'], (from) =>
     from === 'txt' ? 'text' : 'document',
   ),
-  ...familyEdges(CALC_FORMATS, [...CALC_FORMATS, 'pdf'], () => 'spreadsheet'),
+  // A workbook becomes one table through xlsx and the data engine, which picks the sheet (the
+  // first with data, or options.sheet): LibreOffice's CSV export takes the first sheet, empty or not.
+  ...familyEdges(CALC_FORMATS, [...WORKBOOK_FORMATS, 'pdf'], () => 'spreadsheet'),
   ...familyEdges(IMPRESS_FORMATS, [...IMPRESS_FORMATS, 'pdf'], () => 'presentation'),
   ...PDF_EDGES,
 ];
@@ -179,6 +181,9 @@ export default defineConverter({
       ctx.log(`pdf ${source.module} import, layout mode: pages as placed text frames, pictures and shapes`);
     } else if (await isPasswordProtected(input)) throw new FileconvError('ENCRYPTED_DOCUMENT');
 
+    const importFilter =
+      edge.from === 'doc' && isWord6Or95(await wordFibVersion(input)) ? 'MS WinWord 6.0' : source.filter;
+    if (importFilter !== source.filter) ctx.log(`Word 6/95 document: import filter ${importFilter}`);
     // LibreOffice names the output after the input, and picks behaviour by extension too.
     const named = join(ctx.workDir, `input.${extensionOf(edge.from)}`);
     await copyFile(input, named);
@@ -186,7 +191,7 @@ export default defineConverter({
     const pooled = {
       input: named,
       output: pooledOutput,
-      importFilter: source.filter,
+      importFilter,
       exportFilter,
       pdfPages: pdfImport && source.module === 'writer',
     };
@@ -200,7 +205,7 @@ export default defineConverter({
     await mkdir(sofficeOut, { recursive: true });
     const target = `${extensionOf(edge.to)}:${exportFilter}${edge.to === 'pdf' ? pdfExportOptions(options) : ''}`;
     ctx.progress(0.05);
-    ctx.log(`libreoffice ${source.filter} -> ${exportFilter}`);
+    ctx.log(`libreoffice ${importFilter} -> ${exportFilter}`);
     const { stderr } = await runProcess(
       soffice,
       [
@@ -210,7 +215,7 @@ export default defineConverter({
         '--nodefault',
         '--nolockcheck',
         `-env:UserInstallation=${profile}`,
-        `--infilter=${source.filter}`,
+        `--infilter=${importFilter}`,
         '--convert-to',
         target,
         '--outdir',

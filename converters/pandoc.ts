@@ -1,9 +1,11 @@
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type ConversionEdge, defineConverter, edgesBetween } from '../src/engine/contract.js';
 import { FileconvError } from '../src/errors/index.js';
 import { extensionOf, type FormatId } from '../src/formats/index.js';
 import { EngineProcessError, findBinary, probeBinary, runProcess } from '../src/run/process.js';
 import { isPasswordProtected } from './office/encryption.js';
+import { decodeSource } from './pandoc/decode.js';
 
 const READERS: Partial<Record<FormatId, string>> = {
   md: 'markdown',
@@ -63,9 +65,24 @@ const UNREADABLE =
 
 const CONTAINERS = new Set<FormatId>(['docx', 'odt', 'epub']);
 
+/**
+ * pandoc reads text as UTF-8 only: a UTF-16 or Latin-1 source is handed over re-encoded, from a
+ * copy in the step's scratch folder.
+ */
+async function utf8Source(input: string, format: FormatId, workDir: string, log: (m: string) => void) {
+  const bytes = await readFile(input);
+  const { text, encoding } = decodeSource(bytes, format);
+  if (encoding === 'UTF-8') return input;
+  log(`read as ${encoding}`);
+  const copy = join(workDir, `source.utf8.${extensionOf(format)}`);
+  await writeFile(copy, text);
+  return copy;
+}
+
 export default defineConverter({
   name: 'pandoc',
-  description: 'pandoc (sandboxed): markup and document formats through one document tree',
+  description:
+    "pandoc (sandboxed): markup and document formats through one document tree. Text in another encoding is re-encoded to UTF-8 first: by its byte order mark, else as UTF-8 when it is valid UTF-8, else by an HTML page's meta charset, else as windows-1252.",
   packages: ['pandoc'],
   edges: EDGES,
   concurrency: 2,
@@ -90,7 +107,10 @@ export default defineConverter({
       await runProcess(pandoc, ['-o', reference, '--print-default-data-file', 'reference.odt'], ctx);
       args.push('--reference-doc', reference);
     }
-    args.push('--', input);
+    const source = CONTAINERS.has(edge.from)
+      ? input
+      : await utf8Source(input, edge.from, ctx.workDir, ctx.log);
+    args.push('--', source);
     ctx.progress(0.1);
     try {
       await runProcess(pandoc, args, ctx);

@@ -2,6 +2,7 @@
 
 export type { DetectReport } from './detect/index.js';
 export type * from './engine/contract.js';
+export { closeEngines } from './engine/registry.js';
 export * from './errors/index.js';
 export * from './formats/index.js';
 export {

@@ -1,9 +1,9 @@
 import { readFile, stat } from 'node:fs/promises';
 import yauzl from 'yauzl';
 import { FileconvError } from '../../src/errors/index.js';
-import type { FormatId } from '../../src/formats/index.js';
 import { decodeText, parseText, readWorkbook } from './parse.js';
 import { writeData } from './serialize.js';
+import type { DataTask } from './worker.js';
 
 /** Parsed in memory, so inputs are bounded well below what would strain the process. */
 export const MAX_INPUT_BYTES = 50 * 1024 * 1024;
@@ -54,13 +54,14 @@ async function checkWorkbook(path: string): Promise<void> {
  * One data conversion, start to end: what a pool worker runs (converters/data/worker.ts).
  * `maxOutputBytes` is the engine output cap, passed in because a worker's environment is a copy.
  */
-export async function convertData(
-  from: FormatId,
-  to: FormatId,
-  input: string,
-  output: string,
-  maxOutputBytes: number | null,
-): Promise<void> {
+export async function convertData({
+  from,
+  to,
+  input,
+  output,
+  maxOutputBytes,
+  sheet,
+}: DataTask): Promise<{ note?: string }> {
   const { size } = await stat(input);
   if (size > MAX_INPUT_BYTES) {
     throw new FileconvError(
@@ -69,11 +70,16 @@ export async function convertData(
     );
   }
   let value: unknown;
+  let note: string | undefined;
   if (from === 'xlsx') {
     await checkWorkbook(input);
-    value = await readWorkbook(input);
+    const { records, sheet: chosen } = await readWorkbook(input, sheet);
+    const why = sheet !== undefined ? 'as asked' : 'the first sheet with data';
+    note = `sheet ${chosen.position} of ${chosen.of}, "${chosen.name}" (${why})`;
+    value = records;
   } else {
     value = parseText(from, decodeText(await readFile(input), from.toUpperCase()));
   }
   await writeData(to, value, output, maxOutputBytes);
+  return { note };
 }

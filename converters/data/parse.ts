@@ -30,18 +30,49 @@ export function decodeText(bytes: Buffer, format: string): string {
   }
 }
 
-function parseXml(text: string): unknown {
-  // Entity declarations are how XML bombs and external-entity reads start; no data file needs them.
-  if (/<!DOCTYPE[\s\S]*?<!ENTITY/i.test(text)) {
-    throw new FileconvError(
-      'CONVERT_FAILED',
-      'XML with entity declarations (<!ENTITY in a DOCTYPE) is refused.',
-    );
+/**
+ * Where the DOCTYPE declaration ends (after its closing `>`), skipping quoted literals, comments
+ * and the internal subset's brackets, or -1 when it is not closed.
+ */
+function doctypeEnd(text: string, start: number): number {
+  let depth = 0;
+  let quote = '';
+  for (let i = start + '<!DOCTYPE'.length; i < text.length; i++) {
+    const c = text[i]!;
+    if (quote) {
+      if (c === quote) quote = '';
+    } else if (text.startsWith('<!--', i)) {
+      const close = text.indexOf('-->', i + 4);
+      if (close < 0) return -1;
+      i = close + 2;
+    } else if (c === '"' || c === "'") quote = c;
+    else if (c === '[') depth++;
+    else if (c === ']') depth--;
+    else if (c === '>' && depth <= 0) return i + 1;
   }
+  return -1;
+}
+
+/**
+ * The document without its DOCTYPE: DTDs are never fetched, read or applied, so entity bombs and
+ * external entities have nothing to expand; references to entities the DTD declared stay as text.
+ */
+export function withoutDoctype(text: string): string {
+  const start = text.search(/<!DOCTYPE\b/i);
+  if (start < 0) return text;
+  const end = doctypeEnd(text, start);
+  if (end < 0) throw malformed('XML', 'the DOCTYPE declaration is not closed.');
+  return text.slice(0, start) + text.slice(end);
+}
+
+function parseXml(source: string): unknown {
+  const text = withoutDoctype(source);
   const valid = XMLValidator.validate(text);
   if (valid !== true) throw malformed('XML', `${valid.err.msg} (line ${valid.err.line})`);
   const parser = new XMLParser({
-    processEntities: false,
+    // With the DOCTYPE gone only predefined, character and HTML named references are decoded.
+    processEntities: true,
+    htmlEntities: true,
     ignoreAttributes: false,
     ignoreDeclaration: true,
     ignorePiTags: true,
@@ -96,6 +127,24 @@ function parseJsonLines(text: string): unknown[] {
   return out;
 }
 
+/**
+ * JSON, or newline-delimited JSON saved as .json (one value a line, as logs and exports write it):
+ * read as JSON Lines, a list with one item a line. A single broken document keeps JSON's own error.
+ */
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (e) {
+    const lines = text.split(/\r?\n/).filter((l) => l.trim() !== '');
+    if (lines.length < 2 || !/^\s*[[{]/.test(lines[1]!)) throw e;
+    try {
+      return parseJsonLines(text);
+    } catch {
+      throw e;
+    }
+  }
+}
+
 /** Parses a text data format into plain values. */
 export function parseText(format: FormatId, text: string): unknown {
   switch (format) {
@@ -109,7 +158,7 @@ export function parseText(format: FormatId, text: string): unknown {
       return parseXml(text);
   }
   try {
-    if (format === 'json') return JSON.parse(text);
+    if (format === 'json') return parseJson(text);
     if (format === 'yaml') return parseYaml(text, { maxAliasCount: YAML_MAX_ALIASES, prettyErrors: false });
     if (format === 'toml') return parseToml(text);
   } catch (e) {
@@ -134,31 +183,126 @@ function cellToValue(v: ExcelJS.CellValue): unknown {
   return String(v);
 }
 
-/** The first sheet of a workbook as records keyed by its first row, read as a stream. */
-export async function readWorkbook(path: string): Promise<DataRecord[]> {
-  const rows: unknown[][] = [];
-  try {
-    const reader = new ExcelJS.stream.xlsx.WorkbookReader(path, {
-      sharedStrings: 'cache',
-      styles: 'cache', // dates are numbers with a date style
-      hyperlinks: 'ignore',
-      worksheets: 'emit',
-      entries: 'emit',
-    });
-    for await (const sheet of reader) {
-      for await (const row of sheet) {
-        const values = Array.isArray(row.values) ? row.values.slice(1) : [];
-        rows.push(Array.from(values, (v) => cellToValue(v as ExcelJS.CellValue)));
-      }
-      break; // first sheet only
+/** The sheet a workbook conversion used: its name and 1-based position in the workbook's tab order. */
+export interface ChosenSheet {
+  name: string;
+  position: number;
+  /** Sheets in the workbook. */
+  of: number;
+}
+
+export interface WorkbookTable {
+  records: DataRecord[];
+  sheet: ChosenSheet;
+}
+
+interface SheetRows {
+  name: string;
+  position: number;
+  hidden: boolean;
+  rows: unknown[][];
+}
+
+function hasData(rows: readonly unknown[][]): boolean {
+  return rows.some((r) => r.some((v) => v !== null && v !== ''));
+}
+
+/** Sheets as the workbook lists them (tab order), with their names; the reader's own model. */
+interface ReaderModel {
+  model?: { sheets?: { name: string }[] };
+}
+
+interface SheetScan {
+  chosen?: SheetRows;
+  seen: { name: string; position: number }[];
+  tabs: { name: string }[];
+}
+
+/** One pass of the stream reader over the workbook, keeping only the rows of the chosen sheet. */
+async function scanSheets(path: string, wanted: string | undefined): Promise<SheetScan> {
+  const seen: { name: string; position: number }[] = [];
+  let tabs: { name: string }[] = [];
+  let chosen: SheetRows | undefined;
+  const reader = new ExcelJS.stream.xlsx.WorkbookReader(path, {
+    sharedStrings: 'cache',
+    styles: 'cache', // dates are numbers with a date style
+    hyperlinks: 'ignore',
+    worksheets: 'emit',
+    entries: 'emit',
+  });
+  for await (const sheet of reader) {
+    tabs = (reader as unknown as ReaderModel).model?.sheets ?? [];
+    // the stream reader sets both from workbook.xml; its typings leave them out
+    const { name, state = 'visible' } = sheet as unknown as { name: string; state?: string };
+    const index = tabs.findIndex((t) => t.name === name);
+    const position = index >= 0 ? index + 1 : seen.length + 1;
+    seen.push({ name, position });
+    const picked = wanted !== undefined;
+    // an exact name beats a sheet whose position happens to be the same digits
+    const byName = picked && name === wanted;
+    const byPosition = picked && String(position) === wanted && !tabs.some((t) => t.name === wanted);
+    const skip = picked ? !byName && !byPosition : chosen !== undefined && chosen.position < position;
+    const rows: unknown[][] = [];
+    // A skipped sheet is still read through: the reader may have parked it in a temp file that
+    // it removes once the sheet's turn is over.
+    for await (const row of sheet) {
+      if (skip) continue;
+      const values = Array.isArray(row.values) ? row.values.slice(1) : [];
+      rows.push(Array.from(values, (v) => cellToValue(v as ExcelJS.CellValue)));
     }
-  } catch (e) {
-    if (e instanceof FileconvError) throw e;
-    throw malformed('XLSX', firstLine(e), e);
+    if (skip) continue;
+    const candidate = { name, position, hidden: state !== 'visible', rows };
+    if (picked) {
+      chosen = candidate;
+      break;
+    }
+    if (candidate.hidden || !hasData(rows)) continue;
+    chosen = candidate;
+    // Sheets come in file order, mostly the tab order: once every earlier tab was seen empty,
+    // no later sheet can come first, and the rest of the workbook is not read.
+    const earlier = new Set(seen.map((s) => s.position));
+    if (Array.from({ length: position - 1 }, (_, i) => i + 1).every((p) => earlier.has(p))) break;
   }
-  const [header = [], ...body] = rows;
+  return { chosen, seen, tabs };
+}
+
+/**
+ * One sheet of a workbook as records keyed by its first row, read as a stream. `wanted` names the
+ * sheet (an exact name first, else a 1-based position); without it, the first visible sheet that
+ * holds data, so an empty cover sheet does not give an empty table. Only the chosen sheet's rows
+ * are kept.
+ */
+export async function readWorkbook(path: string, wanted?: string): Promise<WorkbookTable> {
+  let scan: SheetScan;
+  try {
+    scan = await scanSheets(path, wanted);
+  } catch {
+    // exceljs's stream reader now and then loses a race between the parts of a valid workbook
+    // (it reads the sheet list before it is parsed); a second pass reads it, a damaged file fails again.
+    try {
+      scan = await scanSheets(path, wanted);
+    } catch (e) {
+      if (e instanceof FileconvError) throw e;
+      throw malformed('XLSX', firstLine(e), e);
+    }
+  }
+  const { seen, tabs } = scan;
+  let { chosen } = scan;
+  const listed = tabs.length >= seen.length ? tabs.map((t, i) => ({ name: t.name, position: i + 1 })) : seen;
+  const of = listed.length;
+  if (!chosen) {
+    if (wanted === undefined)
+      chosen = { name: listed[0]?.name ?? 'Sheet1', position: 1, hidden: false, rows: [] };
+    else
+      throw new FileconvError(
+        'CONVERT_FAILED',
+        `The workbook has no sheet "${wanted}"; its sheets are ${listed.map((s) => `${s.position} "${s.name}"`).join(', ')}.`,
+      );
+  }
+  const [header = [], ...body] = chosen.rows;
   const names = uniqueNames(header, widest(header, body));
-  return body.map(
+  const records = body.map(
     (cells): DataRecord => Object.fromEntries(names.map((name, i) => [name, cells[i] ?? null])),
   );
+  return { records, sheet: { name: chosen.name, position: chosen.position, of } };
 }

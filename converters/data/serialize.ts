@@ -6,7 +6,15 @@ import { stringify as stringifyToml } from 'smol-toml';
 import { stringify as stringifyYaml } from 'yaml';
 import { FileconvError } from '../../src/errors/index.js';
 import type { FormatId } from '../../src/formats/index.js';
-import { cellValue, columnsOf, type DataRecord, isPlainObject, toRecords, withoutNulls } from './shape.js';
+import {
+  cellValue,
+  columnsOf,
+  type DataRecord,
+  isPlainObject,
+  toRecords,
+  unwrapped,
+  withoutNulls,
+} from './shape.js';
 
 const XML_NAME = /^[A-Za-z_][\w.-]*$/;
 
@@ -65,15 +73,8 @@ function toDelimited(records: DataRecord[], delimiter: ',' | '\t'): string {
 }
 
 function jsonLines(value: unknown): string {
-  let items: unknown[];
-  if (Array.isArray(value)) items = value;
-  else {
-    try {
-      items = toRecords(value);
-    } catch {
-      items = [value];
-    }
-  }
+  const inner = unwrapped(value);
+  const items = Array.isArray(inner) ? inner : [value];
   return items.map((v) => JSON.stringify(v)).join('\n') + '\n';
 }
 

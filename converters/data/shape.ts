@@ -13,22 +13,54 @@ function isScalar(v: unknown): boolean {
 function notTabular(): FileconvError {
   return new FileconvError(
     'CONVERT_FAILED',
-    'The data is not a list of records, so it cannot become a table; give a list of objects (or an object wrapping one).',
+    'The data is a single value, so it cannot become a table; give a list of records or an object.',
   );
 }
 
-/**
- * The records a tree holds, for table targets: a list as it is (scalars become `{ value }`), a
- * wrapper object with one key descended into (`{ rows: [...] }`, XML's `<rows><row>`), and a flat
- * object as a single record. Anything else is not tabular.
- */
-export function toRecords(value: unknown, depth = 0): DataRecord[] {
-  if (Array.isArray(value)) return value.map((v) => (isPlainObject(v) ? v : { value: v }));
-  if (!isPlainObject(value)) throw notTabular();
+/** A tree with its single-key wrappers (`{ rows: [...] }`, XML's `<rows><row>`) descended into. */
+export function unwrapped(value: unknown, depth = 0): unknown {
+  if (!isPlainObject(value)) return value;
   const keys = Object.keys(value);
   if (keys.length === 1 && depth < 3 && !isScalar(value[keys[0]!]))
-    return toRecords(value[keys[0]!], depth + 1);
-  if (keys.every((k) => isScalar(value[k]))) return [value];
+    return unwrapped(value[keys[0]!], depth + 1);
+  return value;
+}
+
+/**
+ * One record from a nested value: a leaf per column, named by its path with dots, list items by
+ * their index (`owner.name`, `tags.0`). Empty lists and objects stay as one cell (`[]`, `{}`).
+ * Walks with its own stack, so deep nesting cannot overflow the call stack.
+ */
+export function flatten(value: object): DataRecord {
+  const entries: [string, unknown][] = [];
+  const stack: [string, unknown][] = [['', value]];
+  while (stack.length > 0) {
+    const [path, v] = stack.pop()!;
+    const children = Array.isArray(v)
+      ? v.map((item, i): [string, unknown] => [String(i), item])
+      : isPlainObject(v)
+        ? Object.entries(v)
+        : undefined;
+    if (children === undefined || (children.length === 0 && path !== '')) entries.push([path, v]);
+    else
+      for (let i = children.length - 1; i >= 0; i--) {
+        const [key, child] = children[i]!;
+        stack.push([path === '' ? key : `${path}.${key}`, child]);
+      }
+  }
+  // fromEntries keeps a `__proto__` key an ordinary member.
+  return Object.fromEntries(entries);
+}
+
+/**
+ * The records a tree holds, for table targets: the items of a list (found inside single-key
+ * wrappers), or a lone object as one record; nested values are flattened (see `flatten`) and
+ * scalar items become `{ value }`. A scalar alone is not tabular.
+ */
+export function toRecords(value: unknown): DataRecord[] {
+  const inner = unwrapped(value);
+  if (Array.isArray(inner)) return inner.map((v) => (isScalar(v) ? { value: v } : flatten(v as object)));
+  if (isPlainObject(inner)) return [flatten(inner)];
   throw notTabular();
 }
 

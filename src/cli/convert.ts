@@ -4,6 +4,7 @@ import { basename, join, relative } from 'node:path';
 import type { Command } from 'commander';
 import ora, { type Ora } from 'ora';
 import { convertFile } from '../core/convert-file.js';
+import { closeEngines } from '../engine/registry.js';
 import { FileconvError } from '../errors/index.js';
 import { resolveFormat } from '../formats/index.js';
 import { fetchToFile } from '../intake/url.js';
@@ -60,7 +61,8 @@ export function register(program: Command): void {
       '\nExit codes: 0 ok, 1 conversion failed, 2 usage, 3 unsupported pair, 4 some inputs of a batch failed.',
     )
     .action(async (inputs: string[], flags: ConvertFlags) => {
-      process.exitCode = await convertCommand(inputs, flags);
+      // A warm engine (the browser) holds the process open until it is closed.
+      process.exitCode = await convertCommand(inputs, flags).finally(closeEngines);
     });
   exitWithUsageCode(cmd);
 }

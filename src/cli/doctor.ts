@@ -1,10 +1,12 @@
+import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import { type EngineStatus, probeEngines, resetEngineCache } from '../engine/registry.js';
+import { closeEngines, type EngineStatus, probeEngines, resetEngineCache } from '../engine/registry.js';
 import { FONT_PACKAGE_NAMES } from '../fonts/catalog.js';
 import { checkFonts, type FontReport } from '../fonts/check.js';
 import { resetCatalog } from '../plan/index.js';
 import { engineSandbox } from '../run/sandbox.js';
 import { formatRow, runSelftest, type SelftestReport } from '../selftest/index.js';
+import { webhookSecretStatus } from '../server/secrets.js';
 import { exitWithUsageCode, interruptSignal } from './convert-io.js';
 import { aptInstall, aptInstallLine, missingPackages, TEST_TOOL_PACKAGES } from './doctor-apt.js';
 
@@ -27,7 +29,7 @@ export function register(program: Command): void {
     .option('--only <filter>', 'self-test only these families or keys (comma-separated)')
     .addHelpText('after', '\nExit codes: 0 all engines and fonts found (and self-test passed), 1 otherwise.')
     .action(async (flags: DoctorFlags) => {
-      process.exitCode = await doctorCommand(flags);
+      process.exitCode = await doctorCommand(flags).finally(closeEngines);
     });
   exitWithUsageCode(cmd);
 }
@@ -64,6 +66,8 @@ async function printEngines(engines: EngineStatus[]): Promise<void> {
     `\nengine isolation: ${sandbox.enabled ? `${limits}, ${network}` : 'off (FILECONV_ENGINE_SANDBOX=off)'}`,
   );
   for (const note of sandbox.notes) console.log(`        ${note}`);
+  const dataDir = resolve(process.env.FILECONV_DATA_DIR || './fileconv-data');
+  console.log(`webhook secret: ${await webhookSecretStatus(dataDir)}`);
 }
 
 function printFonts(report: FontReport): void {

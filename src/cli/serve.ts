@@ -1,7 +1,9 @@
 import type { Command } from 'commander';
-import { isFileconvError } from '../errors/index.js';
+import { FileconvError, isFileconvError } from '../errors/index.js';
 import { loopbackAllowanceFromEnv, TEST_LOOPBACK_WARNING } from '../intake/loopback.js';
 import { ENV_NAMES, type RawServeOptions, resolveServeConfig } from '../server/config.js';
+import { createLogger, LOG_FORMATS, LOG_LEVELS } from '../server/logging.js';
+import { WEBHOOK_SECRET_ENV } from '../server/secrets.js';
 import { startServer } from '../server/server.js';
 import { publicUrlIntake } from '../server/url-intake.js';
 
@@ -55,10 +57,18 @@ export function register(program: Command): void {
       '--idle-timeout <duration>',
       `close a connection idle in both directions this long (${ENV_NAMES.idleTimeout}, default 120s)`,
     )
-    .action(async (flags: RawServeOptions) => {
+    .option('--log-format <format>', 'json or pretty (default: pretty on a terminal, else json)')
+    .option('--log-level <level>', `${LOG_LEVELS.join(', ')} (default info)`)
+    .action(async (all: RawServeOptions & { logFormat?: string; logLevel?: string }) => {
+      const { logFormat, logLevel, ...flags } = all;
       let config: ReturnType<typeof resolveServeConfig>;
+      let logger: ReturnType<typeof createLogger>;
       try {
         config = resolveServeConfig(flags);
+        logger = createLogger({
+          format: oneOf('--log-format', logFormat, LOG_FORMATS) ?? (process.stderr.isTTY ? 'pretty' : 'json'),
+          level: oneOf('--log-level', logLevel, LOG_LEVELS) ?? 'info',
+        });
       } catch (e) {
         if (!isFileconvError(e)) throw e;
         console.error(`fileconv serve: ${e.message}`);
@@ -69,6 +79,10 @@ export function register(program: Command): void {
       if (allowLoopback) console.error(`\n${'!'.repeat(78)}\n${TEST_LOOPBACK_WARNING}\n${'!'.repeat(78)}\n`);
       const server = await startServer(config, {
         urlIntake: publicUrlIntake(config.maxUpload, allowLoopback),
+        logger,
+        metricsToken: process.env.FILECONV_METRICS_TOKEN,
+        webhookSecret: process.env[WEBHOOK_SECRET_ENV],
+        webhookAllowPrivate: allowLoopback,
       });
       console.log(`fileconv listening on ${server.url}`);
       console.log(`data in ${config.dataDir}`);
@@ -85,4 +99,14 @@ export function register(program: Command): void {
       process.once('SIGTERM', () => stop('SIGTERM'));
       process.once('SIGINT', () => stop('SIGINT'));
     });
+}
+
+function oneOf<T extends string>(
+  flag: string,
+  value: string | undefined,
+  allowed: readonly T[],
+): T | undefined {
+  if (value === undefined) return undefined;
+  if ((allowed as readonly string[]).includes(value)) return value as T;
+  throw new FileconvError('INVALID_REQUEST', `${flag} must be one of ${allowed.join(', ')}, got "${value}".`);
 }

@@ -1,15 +1,37 @@
-import { detect } from '../detect/index.js';
+import type { DetectReport } from '../detect/index.js';
+import { CONFIDENCE } from '../detect/types.js';
 import { FileconvError } from '../errors/index.js';
-import { type FormatId, formatFromFilename } from '../formats/index.js';
+import { type FormatId, getFormat } from '../formats/index.js';
 
-/** The format a file is converted from: the detected one, or the name's when detection cannot tell. */
+/** Formats that are text underneath, so a text heuristic can mistake one for another. */
+const TEXT_FAMILIES = new Set(['text', 'code']);
+const TEXT_FORMATS = new Set(['html', 'svg', 'csv', 'tsv', 'json', 'jsonl', 'yaml', 'toml', 'xml', 'fb2']);
+
+export const isTextFormat = (id: FormatId) =>
+  TEXT_FORMATS.has(id) || TEXT_FAMILIES.has(getFormat(id)?.family ?? '');
+
+/**
+ * The one rule for the format a file is converted from, used by the CLI, the library and the
+ * server alike. The bytes decide, except where they cannot: unknown bytes take the declared
+ * format, and when detection rests on text heuristics (below STRONG_TEXT) and the declared
+ * format is also a text format other than plain text, the declared name wins (a ChangeLog read
+ * as YAML, Markdown as XML, a plain-text LICENSE.md). Undefined when neither says anything usable.
+ */
+export function sourceFormatOf(report: DetectReport): FormatId | undefined {
+  const { declared, detected, confidence } = report;
+  if (detected === 'bin') return declared === 'bin' ? undefined : declared;
+  // `.txt` names no structure, so it never overrides one the bytes show (a CSV or reST in a .txt).
+  if (declared === detected || declared === 'txt') return detected;
+  if (confidence < CONFIDENCE.STRONG_TEXT && isTextFormat(declared) && isTextFormat(detected))
+    return declared;
+  return detected;
+}
+
+/** Detects a file (its name as the declared format) and applies the rule; throws when nothing tells. */
 export async function sourceFormat(path: string, filename: string): Promise<FormatId> {
-  const declared = formatFromFilename(filename)?.id;
-  const report = await detect(path, { filename });
-  let detected = report.detected && report.detected !== 'bin' ? report.detected : undefined;
-  // Plain text is the weakest finding: a .md or .csv that reads as text is taken at its word.
-  if (detected === 'txt' && declared) detected = declared;
-  const found = detected ?? declared;
+  // Loaded on use: the server imports this module for the rule alone and detects through its engine.
+  const { detect } = await import('../detect/index.js');
+  const found = sourceFormatOf(await detect(path, { filename }));
   if (!found) {
     throw new FileconvError(
       'UNSUPPORTED_CONVERSION',

@@ -9,8 +9,8 @@ import {
 } from '../formats/index.js';
 import { detectMagic } from './magic.js';
 import { inspectOle, isOleSignature } from './ole.js';
-import { matchSignature, startsAsText } from './signatures.js';
-import { ByteSource } from './source.js';
+import { flacAfterId3, matchSignature, startsAsText } from './signatures.js';
+import { ByteSource, HEAD_BYTES } from './source.js';
 import { sniffText } from './text/index.js';
 import { CONFIDENCE, type Finding } from './types.js';
 import { inspectZip, isZipSignature } from './zip.js';
@@ -90,10 +90,10 @@ async function detectSource(src: ByteSource): Promise<Finding> {
   if (src.size === 0) return { id: 'bin', confidence: CONFIDENCE.NOTHING };
   if (isZipSignature(src.head)) return inspectZip(src);
   if (isOleSignature(src.head)) return inspectOle(src);
-  const signature = matchSignature(src.head);
+  const signature = matchSignature(src.head) ?? (await flacAfterId3(src));
   if (signature) return signature;
   if (startsAsText(src.head)) {
-    const text = sniffText(src.head, src.complete);
+    const text = (await sniffPastBlankHead(src)) ?? sniffText(src.head, src.complete);
     if (text) return text;
   }
   const magic = await detectMagic(src, (id) => getFormat(id) !== undefined);
@@ -102,3 +102,25 @@ async function detectSource(src: ByteSource): Promise<Finding> {
   // MPEG frame sync; calendar and subtitle files are text): text that decodes cleanly wins.
   return sniffText(src.head, src.complete) ?? magic ?? { id: 'bin', confidence: CONFIDENCE.UNKNOWN };
 }
+
+/** How far past a blank head detection looks for the first non-blank byte. */
+const BLANK_SCAN_LIMIT = 1024 * 1024;
+
+/**
+ * A head that is only whitespace (malformed pages open with long runs of blank lines) says
+ * nothing: the text sniffers judge the bytes from the first non-blank one, within a bounded scan.
+ */
+async function sniffPastBlankHead(src: ByteSource): Promise<Finding | undefined> {
+  if (src.complete || !isBlank(src.head)) return undefined;
+  for (let at = src.head.length; at < Math.min(src.size, BLANK_SCAN_LIMIT); at += HEAD_BYTES) {
+    const chunk = await src.read(at, HEAD_BYTES);
+    const first = chunk.findIndex((b) => !BLANK_BYTES.has(b));
+    if (first < 0) continue;
+    const rest = await src.read(at + first, HEAD_BYTES);
+    return sniffText(rest, at + first + rest.length >= src.size);
+  }
+  return undefined;
+}
+
+const BLANK_BYTES = new Set([0x20, 0x09, 0x0a, 0x0d, 0x0c]);
+const isBlank = (bytes: Buffer) => bytes.every((b) => BLANK_BYTES.has(b));

@@ -28,7 +28,25 @@ export async function inspectOle(src: ByteSource): Promise<Finding> {
   for (const [stream, id] of STREAM_IDS) {
     if (names.has(stream)) return { id, confidence: CONFIDENCE.CONTAINER };
   }
-  return { id: 'bin', confidence: CONFIDENCE.FOREIGN };
+  return (names.size === 0 && streamStartInHead(src.head)) || { id: 'bin', confidence: CONFIDENCE.FOREIGN };
+}
+
+/** BIFF8's workbook BOF record and Word's FIB magic, as they start their stream's first sector. */
+const STREAM_STARTS: Array<[bytes: Buffer, id: string]> = [
+  [Buffer.from([0x09, 0x08, 0x10, 0x00, 0x00, 0x06, 0x05, 0x00]), 'xls'],
+  [Buffer.from([0xec, 0xa5, 0xc1, 0x00]), 'doc'],
+];
+
+/**
+ * A truncated compound file whose directory lies beyond the end: the main stream's first
+ * sector may still be in the head, at a 512-byte sector boundary.
+ */
+function streamStartInHead(head: Buffer): Finding | undefined {
+  for (let at = 512; at + 8 <= head.length; at += 512) {
+    for (const [bytes, id] of STREAM_STARTS)
+      if (head.subarray(at, at + bytes.length).equals(bytes)) return { id, confidence: CONFIDENCE.WEAK };
+  }
+  return undefined;
 }
 
 async function readDirectoryNames(src: ByteSource): Promise<Set<string>> {

@@ -1,3 +1,4 @@
+import type { ByteSource } from './source.js';
 import { CONFIDENCE, type Finding } from './types.js';
 
 type Signature = [test: (head: Buffer) => boolean, id: string | ((head: Buffer) => string)];
@@ -22,7 +23,8 @@ const SIGNATURES: Signature[] = [
   [(h) => at(h, 0, 'GIF87a') || at(h, 0, 'GIF89a'), 'gif'],
   [(h) => bytes(h, 0x1f, 0x8b, 0x08), 'gz'],
   [(h) => bytes(h, 0x37, 0x7a, 0xbc, 0xaf, 0x27, 0x1c), '7z'],
-  [(h) => at(h, 0, 'RIFF') && at(h, 8, 'WAVE'), 'wav'],
+  // RIFX is the big-endian RIFF some tools (and old Macs) wrote.
+  [(h) => (at(h, 0, 'RIFF') || at(h, 0, 'RIFX')) && at(h, 8, 'WAVE'), 'wav'],
   [(h) => at(h, 0, 'RIFF') && at(h, 8, 'AVI '), 'avi'],
   [(h) => at(h, 0, 'RIFF') && at(h, 8, 'WEBP'), 'webp'],
   [(h) => at(h, 0, '8BPS'), 'psd'],
@@ -30,13 +32,33 @@ const SIGNATURES: Signature[] = [
   // Opus and Vorbis share the Ogg container; the first packet names the codec.
   [(h) => at(h, 0, 'OggS'), (h) => (at(h, 28, 'OpusHead') ? 'opus' : 'ogg')],
   [(h) => at(h, 0, '{\\rtf'), 'rtf'],
+  // An AVIF whose major brand is something else (a low-overhead `mini` file, a sequence) lists
+  // avif or avis among its compatible brands; file-type goes by the major brand alone.
+  [(h) => at(h, 4, 'ftyp') && ftypBrands(h).some((b) => b === 'avif' || b === 'avis'), 'avif'],
   [(h) => at(h, 257, 'ustar'), 'tar'],
 ];
+
+/** The major and compatible brands of an ISO-BMFF `ftyp` box at the start of the file. */
+function ftypBrands(head: Buffer): string[] {
+  const size = Math.min(head.readUInt32BE(0), head.length, 256);
+  const brands = [head.toString('latin1', 8, 12)];
+  for (let at = 16; at + 4 <= size; at += 4) brands.push(head.toString('latin1', at, at + 4));
+  return brands;
+}
+
+/** How far into a file a PDF header may start: readers skip leading bytes (a mail header, junk). */
+const PDF_HEADER_WINDOW = 1024;
 
 export function matchSignature(head: Buffer): Finding | undefined {
   for (const [test, id] of SIGNATURES) {
     if (test(head)) return { id: typeof id === 'string' ? id : id(head), confidence: CONFIDENCE.SIGNATURE };
   }
+  const pdf = head.subarray(0, PDF_HEADER_WINDOW + 8).indexOf('%PDF-');
+  if (pdf > 0 && /^%PDF-\d\.\d/.test(head.toString('latin1', pdf, pdf + 8)))
+    return { id: 'pdf', confidence: CONFIDENCE.CONTAINER };
+  // PostScript programs may open with a bare `%!` or `%!PS` instead of the DSC `%!PS-Adobe-` line.
+  if (/^%!(PS)?\s/.test(head.toString('latin1', 0, 5)))
+    return { id: 'ps', confidence: CONFIDENCE.STRONG_TEXT };
   return undefined;
 }
 
@@ -51,4 +73,17 @@ export function startsAsText(head: Buffer): boolean {
     if (b < 0x20 && b !== 9 && b !== 10 && b !== 13 && b !== 12 && b !== 27) return false;
   }
   return n > 0;
+}
+
+/**
+ * FLAC behind an ID3v2 tag (taggers add one though FLAC has its own comments): the tag's
+ * syncsafe size says where the audio starts. file-type stops at the tag and says mp3.
+ */
+export async function flacAfterId3(src: ByteSource): Promise<Finding | undefined> {
+  const h = src.head;
+  if (h.length < 10 || !at(h, 0, 'ID3')) return undefined;
+  const size = ((h[6]! & 0x7f) << 21) | ((h[7]! & 0x7f) << 14) | ((h[8]! & 0x7f) << 7) | (h[9]! & 0x7f);
+  const start = 10 + size + (h[5]! & 0x10 ? 10 : 0);
+  const magic = start + 4 <= h.length ? h.subarray(start, start + 4) : await src.read(start, 4);
+  return magic.toString('latin1') === 'fLaC' ? { id: 'flac', confidence: CONFIDENCE.SIGNATURE } : undefined;
 }

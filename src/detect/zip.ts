@@ -2,6 +2,7 @@ import type { ByteSource } from './source.js';
 import { CONFIDENCE, type Finding } from './types.js';
 
 const LOCAL_HEADER = 0x04034b50;
+const LOCAL_HEADER_BYTES = Buffer.from([0x50, 0x4b, 0x03, 0x04]);
 const CENTRAL_HEADER = 0x02014b50;
 const END_OF_CENTRAL_DIR = 0x06054b50;
 const ZIP64_LOCATOR = 0x07064b50;
@@ -51,9 +52,16 @@ export async function inspectZip(src: ByteSource): Promise<Finding> {
   return byNames ?? { id: 'zip', confidence: CONFIDENCE.CONTAINER };
 }
 
-function classifyNames(names: string[]): Finding | undefined {
+/** Parts only an OOXML document has, telling a truncated one whose first entries are cut off. */
+const OOXML_MAIN_PARTS =
+  /^(word\/document\.xml|xl\/workbook\.xml|xl\/worksheets\/|ppt\/presentation\.xml|ppt\/slides\/)/;
+
+/** `partial`: the names of a truncated archive, where `[Content_Types].xml` may be cut off. */
+function classifyNames(names: string[], partial = false): Finding | undefined {
   const has = (n: string) => names.includes(n);
-  const ooxml = has('[Content_Types].xml');
+  const ooxml =
+    has('[Content_Types].xml') ||
+    (partial && (has('_rels/.rels') || names.some((n) => OOXML_MAIN_PARTS.test(n))));
   if (ooxml && names.some((n) => n.startsWith('word/')))
     return { id: 'docx', confidence: CONFIDENCE.CONTAINER };
   if (ooxml && names.some((n) => n.startsWith('xl/')))
@@ -63,7 +71,22 @@ function classifyNames(names: string[]): Finding | undefined {
   // An EPUB without its mimetype entry is malformed but still recognisable by its container file.
   if (has('META-INF/container.xml') && names.some((n) => /\.opf$/i.test(n)))
     return { id: 'epub', confidence: CONFIDENCE.TEXT };
+  if (webPageEntry(names)) return { id: 'htmlzip', confidence: CONFIDENCE.CONTAINER };
   return undefined;
+}
+
+/**
+ * The page of a ZIP that holds a web page with its assets: `index.html` at the top level, or in
+ * the one folder everything else sits in (what zipping a folder gives). Undefined for other ZIPs.
+ */
+export function webPageEntry(all: readonly string[]): string | undefined {
+  // macOS archivers add a __MACOSX folder of resource forks beside the real content.
+  const names = all.filter((n) => !n.startsWith('__MACOSX/'));
+  if (names.includes('index.html')) return 'index.html';
+  const top = new Set(names.map((n) => n.split('/')[0]));
+  const [only] = top;
+  if (top.size !== 1 || !names.some((n) => n.includes('/'))) return undefined;
+  return names.includes(`${only}/index.html`) ? `${only}/index.html` : undefined;
 }
 
 async function readCentralDirectory(src: ByteSource): Promise<Entry[] | undefined> {
@@ -134,25 +157,25 @@ async function readStoredText(src: ByteSource, entry: Entry): Promise<string> {
 /** Walks the local headers in the head of a ZIP whose central directory is missing. */
 function guessFromLocalHeaders(head: Buffer): Finding {
   const names: string[] = [];
-  let at = 0;
-  while (at + 30 <= head.length && head.readUInt32LE(at) === LOCAL_HEADER) {
+  // A truncated archive has no central directory; its local headers still name the parts.
+  // Entries written with a data descriptor do not give their size up front, so each header is
+  // found by its signature rather than by walking sizes.
+  for (let at = head.indexOf(LOCAL_HEADER_BYTES); at >= 0 && at + 30 <= head.length; ) {
     const method = head.readUInt16LE(at + 8);
-    const flags = head.readUInt16LE(at + 6);
     const size = head.readUInt32LE(at + 18);
     const nameLen = head.readUInt16LE(at + 26);
     const extraLen = head.readUInt16LE(at + 28);
-    if (at + 30 + nameLen > head.length) break;
-    const name = head.toString('utf8', at + 30, at + 30 + nameLen);
-    names.push(name);
-    const dataAt = at + 30 + nameLen + extraLen;
-    if (name === 'mimetype' && method === 0) {
-      const id = MIMETYPE_IDS[head.toString('latin1', dataAt, Math.min(head.length, dataAt + size)).trim()];
-      if (id) return { id, confidence: CONFIDENCE.WEAK };
+    if (nameLen > 0 && nameLen <= 512 && at + 30 + nameLen <= head.length) {
+      const name = head.toString('utf8', at + 30, at + 30 + nameLen);
+      names.push(name);
+      const dataAt = at + 30 + nameLen + extraLen;
+      if (name === 'mimetype' && method === 0) {
+        const id = MIMETYPE_IDS[head.toString('latin1', dataAt, Math.min(head.length, dataAt + size)).trim()];
+        if (id) return { id, confidence: CONFIDENCE.WEAK };
+      }
     }
-    // With a data descriptor the size is unknown here, so the next header cannot be found.
-    if (flags & 0x08) break;
-    at = dataAt + size;
+    at = head.indexOf(LOCAL_HEADER_BYTES, at + 4);
   }
-  const byNames = classifyNames(names);
+  const byNames = classifyNames(names, true);
   return { id: byNames?.id ?? 'zip', confidence: CONFIDENCE.WEAK };
 }

@@ -1,6 +1,7 @@
 import type { Converter } from '../engine/contract.js';
 import { OPTION_SPECS } from '../engine/options.js';
 import { buildCatalog } from '../plan/graph.js';
+import { holdersText, KIND_RULES } from '../plan/meaning.js';
 import type { Plan } from '../run/types.js';
 
 function table(head: string[], rows: string[][]): string[] {
@@ -91,6 +92,65 @@ function optionSection(): string[] {
   return out;
 }
 
+function dataSection(): string[] {
+  return [
+    '## Data to tables',
+    '',
+    'JSON, YAML, TOML, XML and JSON Lines become CSV, TSV or XLSX as follows:',
+    '',
+    '- A list gives one row per item; a list inside single-key wrappers (`{ "rows": [...] }`,',
+    '  `<rows><row>`) is found there. An object that is not such a wrapper (a `package.json`, an',
+    '  OpenAPI file) gives one row.',
+    '- Nested values are flattened into one column per leaf, named by its path with dots; list items',
+    '  by their index: `{"owner": {"name": "Tom"}, "tags": ["a", "b"]}` gives the columns',
+    '  `owner.name`, `tags.0`, `tags.1`. Empty lists and objects are written as `[]` and `{}`.',
+    '- A lone scalar (`42`) is refused: it is not a table.',
+    '',
+    'Newline-delimited JSON saved as `.json` (one value a line) is read as JSON Lines: a list with one',
+    'item per line, so `json` to `yaml` gives one YAML document holding a list, the same as `jsonl`',
+    'to `yaml`. One document keeps the order and is read back by every YAML reader; a stream of',
+    'documents is not.',
+    '',
+    'XML is read without its DOCTYPE: a DTD is never fetched, read or applied, so references to',
+    'entities it declares stay as text (`&version;`); the predefined, numeric and HTML named',
+    'references are decoded.',
+    '',
+  ];
+}
+
+function ruleSection(): string[] {
+  return [
+    '## Which chains are listed',
+    '',
+    'A chain of steps is listed only where every step keeps the meaning of the content. The planner',
+    'follows what the content is (its kind) from the source format through each step: a step either',
+    'keeps the kind, turns it into another (pages rendered to a picture, OCR, speech), or has no',
+    'sensible result, and then the chain is not offered. Each kind may only be written to the formats',
+    'that can hold it. The rules live in `src/plan/meaning.ts`; the excluded classes and the reason',
+    'for each are in the last column.',
+    '',
+    ...table(
+      ['kind', 'what it is', 'written as', 'turns into', 'not listed, and why'],
+      KIND_RULES.map((r) => [
+        `\`${r.kind}\``,
+        r.what,
+        holdersText(r),
+        Object.entries(r.turns)
+          .map(
+            ([action, turn]) => `${action}: ${turn.becomes}${turn.firstStepOnly ? ' (first step only)' : ''}`,
+          )
+          .join('; ') || 'nothing',
+        r.excludes,
+      ]),
+    ),
+    '',
+    'Step actions: `words` writes a document, text, data, spreadsheet, presentation or ebook format;',
+    '`image`, `audio` and `video` write that family; `ocr` reads text from a picture; `speak` and',
+    '`transcribe` are speech synthesis and speech recognition.',
+    '',
+  ];
+}
+
 function catalogSection(plans: Plan[]): string[] {
   const counts = new Map<string, number>();
   for (const p of plans) counts.set(p.family, (counts.get(p.family) ?? 0) + 1);
@@ -132,6 +192,8 @@ export function renderConversionsDoc(converters: Converter[]): string {
     '',
     ...converters.flatMap(engineSection),
     ...optionSection(),
+    ...dataSection(),
+    ...ruleSection(),
     ...catalogSection(buildCatalog(converters)),
   ];
   return `${lines.join('\n').trimEnd()}\n`;

@@ -74,6 +74,11 @@ export interface Converter {
    * will run, such as a warm pool that could not start and the fallback in use.
    */
   diagnose?(): Promise<string[]>;
+  /**
+   * Optional: stop what the engine keeps running between steps (a warm browser whose pipes hold
+   * the process open). The next run starts it again.
+   */
+  close?(): Promise<void>;
   /** Run one step. Throws FileconvError (detail codes) or any error (becomes CONVERT_FAILED). */
   run(request: StepRequest, ctx: StepContext): Promise<StepResult>;
   /** How many runs of this engine may go at once (default 2). */

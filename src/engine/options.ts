@@ -33,6 +33,37 @@ export interface ConversionOptions {
   speed?: number;
   /** Read text from pages with OCR where an engine offers both (a PDF without a text layer). */
   ocr?: boolean;
+  /** The workbook sheet a table comes from: its name, or its 1-based position. */
+  sheet?: string;
+  // Web pages (Chromium): see docs/conversions.md, "Web pages".
+  /** Paper: A3, A4, A5, Letter, Legal, Tabloid, or WxH with a unit like `210x297mm`. */
+  paper?: string;
+  orientation?: 'portrait' | 'landscape';
+  /** Page margins as CSS lengths: one for all sides, or top right bottom left like CSS. */
+  margin?: string;
+  /** Zoom of the printed page, 0.1 to 2. */
+  scale?: number;
+  /** Print background colours and images (default true). */
+  print_background?: boolean;
+  /** Use the page's CSS @page size over `paper`. */
+  prefer_css_page_size?: boolean;
+  /** CSS media type the page is laid out for: print (default for PDF) or screen (images). */
+  media?: 'print' | 'screen';
+  /** HTML for each page's header / footer; classes pageNumber, totalPages, title, date fill in. */
+  header_template?: string;
+  footer_template?: string;
+  /** Run the page's scripts (default false). */
+  javascript?: boolean;
+  /** CSS selector to wait for before printing (bounded by the step's time limit). */
+  wait_for?: string;
+  /** Extra delay before printing, in ms. */
+  wait_ms?: number;
+  /** Layout width in CSS px. */
+  viewport_width?: number;
+  /** Device pixels per CSS px for images. */
+  device_scale_factor?: number;
+  /** Start every top-level heading on a new page (Markdown and text to PDF). */
+  break_before_h1?: boolean;
   /** PDF to a word processor: `layout` keeps the pages as placed frames, `text` gives flowing text. */
   mode?: 'layout' | 'text';
 }
@@ -51,6 +82,21 @@ interface OptionSpec {
 }
 
 const MEDIA: ConversionFamily[] = ['audio', 'video'];
+/** Options of pages drawn by a browser: HTML, and text formats printed through HTML. */
+const WEB: ConversionFamily[] = ['document', 'text'];
+const CSS_LENGTH = String.raw`\d{1,4}(\.\d{1,3})?(mm|cm|in|px)`;
+
+/** An option of pages drawn by the browser. */
+function web(spec: Spec, description: string): OptionSpec {
+  return { spec, description, families: WEB };
+}
+
+function pageTemplate(part: 'header' | 'footer'): OptionSpec {
+  return web(
+    { kind: 'pattern', pattern: /^[^\0]{1,4000}$/, example: '<span class="pageNumber"></span>' },
+    `HTML ${part} on every printed page (pageNumber, totalPages, title, date)`,
+  );
+}
 
 export const OPTION_SPECS: Record<keyof ConversionOptions, OptionSpec> = {
   quality: {
@@ -81,7 +127,7 @@ export const OPTION_SPECS: Record<keyof ConversionOptions, OptionSpec> = {
   pages: {
     spec: { kind: 'pattern', pattern: /^\d+(-\d+)?(,\d+(-\d+)?)*$/, example: '1-3,5' },
     description: 'page selection, 1-based',
-    families: ['document', 'ocr'],
+    families: ['document', 'text', 'ocr'],
   },
   bitrate: { spec: { kind: 'int', min: 8, max: 20000 }, description: 'bitrate in kbit/s', families: MEDIA },
   sample_rate: {
@@ -128,6 +174,54 @@ export const OPTION_SPECS: Record<keyof ConversionOptions, OptionSpec> = {
     spec: { kind: 'boolean' },
     description: 'true to read page text with OCR (PDF without a text layer)',
     families: ['document', 'ocr'],
+  },
+  sheet: {
+    // Excel's own rule for sheet names: 1 to 31 characters, none of : \ / ? * [ ]
+    spec: { kind: 'pattern', pattern: /^[^\p{Cc}:\\/?*[\]]{1,31}$/u, example: '2' },
+    description:
+      'workbook sheet a table is taken from: its name, or its 1-based position (default: the first with data)',
+    families: ['spreadsheet'],
+  },
+  paper: web(
+    {
+      kind: 'pattern',
+      pattern: /^(A[3-5]|Letter|Legal|Tabloid|\d{1,4}(\.\d{1,3})?x\d{1,4}(\.\d{1,3})?(mm|cm|in|px))$/i,
+      example: 'A4, Letter or 210x297mm',
+    },
+    'paper size of a printed web page',
+  ),
+  orientation: web(
+    { kind: 'enum', values: ['portrait', 'landscape'] },
+    'page orientation of a printed web page',
+  ),
+  margin: web(
+    { kind: 'pattern', pattern: new RegExp(`^${CSS_LENGTH}( ${CSS_LENGTH}){0,3}$`), example: '10mm 15mm' },
+    'page margins of a printed web page, CSS order',
+  ),
+  scale: web({ kind: 'number', min: 0.1, max: 2 }, 'zoom of a printed web page'),
+  print_background: web({ kind: 'boolean' }, 'print background colours and images (default true)'),
+  prefer_css_page_size: web({ kind: 'boolean' }, "use the page's CSS @page size over paper"),
+  media: web(
+    { kind: 'enum', values: ['print', 'screen'] },
+    'CSS media type of a web page (default print for PDF, screen for images)',
+  ),
+  header_template: pageTemplate('header'),
+  footer_template: pageTemplate('footer'),
+  javascript: web({ kind: 'boolean' }, "run the web page's scripts (default false)"),
+  wait_for: web(
+    { kind: 'pattern', pattern: /^[^\0]{1,200}$/, example: '#ready' },
+    'CSS selector to wait for before printing',
+  ),
+  wait_ms: web({ kind: 'int', min: 0, max: 10_000 }, 'delay before printing a web page, in ms'),
+  viewport_width: web({ kind: 'int', min: 200, max: 3840 }, 'layout width of a web page in CSS px'),
+  device_scale_factor: web(
+    { kind: 'number', min: 1, max: 4 },
+    'device pixels per CSS px of a web page image',
+  ),
+  break_before_h1: {
+    spec: { kind: 'boolean' },
+    description: 'start every top-level heading on a new page (Markdown and text to PDF)',
+    families: ['text'],
   },
   mode: {
     spec: { kind: 'enum', values: ['layout', 'text'] },

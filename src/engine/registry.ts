@@ -33,6 +33,13 @@ export function loadConverters(): Promise<Converter[]> {
   return loaded;
 }
 
+/** Stops the warm parts of the engines loaded so far, so a command can end (see Converter.close). */
+export async function closeEngines(): Promise<void> {
+  if (!loaded) return;
+  const converters = await loaded.catch(() => []);
+  await Promise.all(converters.map((c) => c.close?.().catch(() => undefined)));
+}
+
 export interface EngineStatus {
   converter: Converter;
   probe: EngineProbe;

@@ -21,6 +21,7 @@ export const ERROR_CODES = {
   FILE_NOT_FOUND: 'The file does not exist or cannot be read.',
   // server
   INVALID_API_KEY: 'The API key is invalid or revoked.',
+  METRICS_TOKEN_REQUIRED: 'GET /metrics needs the metrics token as a Bearer token.',
   QUOTA_EXCEEDED: 'The daily quota of this identity is used up.',
   RATE_LIMITED: 'Too many write requests in the last minute.',
   REQUEST_NOT_FOUND: 'No request has that id.',
@@ -88,6 +89,7 @@ export const HTTP_STATUS: Record<ErrorCode, number> = {
   SOURCE_URL_FETCH_FAILED: 502,
   FILE_NOT_FOUND: 404,
   INVALID_API_KEY: 401,
+  METRICS_TOKEN_REQUIRED: 401,
   QUOTA_EXCEEDED: 429,
   RATE_LIMITED: 429,
   REQUEST_NOT_FOUND: 404,

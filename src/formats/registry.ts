@@ -24,6 +24,7 @@ const ROWS: Row[] = [
   ['txt', 'Plain text', 'text', 'text/plain', ['txt', 'text', 'log'], ['text', 'plain']],
   ['md', 'Markdown', 'text', 'text/markdown', ['md', 'markdown', 'mdown'], ['markdown']],
   ['rst', 'reStructuredText', 'text', 'text/x-rst', ['rst'], ['restructuredtext']],
+  ['org', 'Org mode', 'text', 'text/org', ['org'], ['orgmode']],
   ['tex', 'LaTeX', 'text', 'application/x-tex', ['tex', 'latex'], ['latex']],
   // spreadsheets
   ['xls', 'Excel 97-2003 workbook', 'spreadsheet', 'application/vnd.ms-excel'],
@@ -84,6 +85,9 @@ const ROWS: Row[] = [
   ['fb2', 'FictionBook', 'ebook', 'application/x-fictionbook+xml'],
   // archives
   ['zip', 'ZIP archive', 'archive', 'application/zip'],
+  // A web page with its assets: a ZIP whose top level (or single top folder) holds index.html.
+  // After zip, so the media type and the extension keep naming a plain ZIP.
+  ['htmlzip', 'HTML page with assets (ZIP)', 'document', 'application/zip', ['zip'], ['html-zip']],
   ['gz', 'gzip file', 'archive', 'application/gzip', ['gz', 'gzip'], ['gzip']],
   ['tar', 'tar archive', 'archive', 'application/x-tar'],
   ['7z', '7-Zip archive', 'archive', 'application/x-7z-compressed'],
@@ -98,6 +102,10 @@ const ROWS: Row[] = [
   ['bin', 'Unknown binary data', 'data', 'application/octet-stream', ['bin'], ['octet-stream']],
 ];
 
+// Profiles of a format that detection reports as the base format's bytes (a .zip named file that
+// holds a web page is still a ZIP; PDF/A is still a PDF).
+const DETECTS_AS: Record<string, string> = { pdfa: 'pdf', htmlzip: 'zip' };
+
 export const FORMATS: readonly FormatDef[] = ROWS.map(([id, name, family, mime, ext, aliases]) => ({
   id,
   name,
@@ -105,5 +113,5 @@ export const FORMATS: readonly FormatDef[] = ROWS.map(([id, name, family, mime, 
   mime,
   extensions: ext ?? [id],
   aliases: aliases ?? [],
-  ...(id === 'pdfa' ? { detectsAs: 'pdf' } : {}),
+  ...(DETECTS_AS[id] ? { detectsAs: DETECTS_AS[id] } : {}),
 }));

@@ -1,4 +1,6 @@
 // The library's server side: the HTTP API as a Hono app to mount anywhere, or listening by itself.
+
+import { closeEngines } from '../engine/registry.js';
 import { type DailyQuotas, resolveServeConfig, type ServeConfig } from '../server/config.js';
 import { type FileconvService, openService, type RunningServer, startServer } from '../server/server.js';
 import { publicUrlIntake } from '../server/url-intake.js';
@@ -60,7 +62,10 @@ export interface FileconvApp {
   app: FileconvService['app'];
   /** `app.fetch`, bound. */
   fetch: FileconvService['app']['fetch'];
-  /** Stops taking writes, lets running conversions finish (up to the grace period), closes the database. */
+  /**
+   * Stops taking writes, lets running conversions finish (up to the grace period), closes the
+   * database and the warm engines (the browser).
+   */
   close(): Promise<void>;
 }
 
@@ -80,6 +85,7 @@ export async function createApp(options: ServiceOptions): Promise<FileconvApp> {
     async close() {
       await service.drain();
       service.close();
+      await closeEngines();
     },
   };
 }

@@ -3,6 +3,7 @@ import type { ConversionOptions } from '../engine/options.js';
 import type { EngineStatus } from '../engine/registry.js';
 import { type FormatId, resolveFormat } from '../formats/index.js';
 import type { Plan, PlannedStep } from '../run/types.js';
+import { type ContentKind, nextKind, sourceKind } from './meaning.js';
 
 /** Longest path the planner considers. */
 export const MAX_STEPS = 3;
@@ -72,6 +73,8 @@ interface Candidate {
   offers: Offer[][];
   lossy: boolean;
   cost: number;
+  /** What the content is after the last step (see meaning.ts). */
+  kind: ContentKind;
 }
 
 function rankKey(c: Candidate): (number | string)[] {
@@ -100,8 +103,7 @@ function better(a: Candidate, b: Candidate, ocr = false): boolean {
 /**
  * Best path to every format reachable from `from` in at most MAX_STEPS steps. A multiOutput step
  * (one file per page) may only end a path, so engines whose edge is multiOutput are dropped from
- * intermediate steps. OCR never reads frames we pulled out of a video: nobody converting a video
- * to a document means "recognise text in a GIF of it".
+ * intermediate steps. A step is taken only where it keeps the meaning of the content (meaning.ts).
  */
 function bestPathsFrom(
   graph: ConversionGraph,
@@ -117,21 +119,25 @@ function bestPathsFrom(
       if (path.formats.includes(to)) continue;
       const offers = all.filter((o) => !o.edge.skipWhen?.(options));
       if (offers.length === 0) continue;
-      if (offers[0]!.edge.family === 'ocr' && path.offers.some((o) => o[0]!.edge.family === 'video'))
-        continue;
+      const kind = nextKind(path.kind, offers[0]!.edge, path.offers.length);
+      if (!kind) continue;
       const next: Candidate = {
         formats: [...path.formats, to],
         offers: [...path.offers, offers],
         lossy: path.lossy || offers[0]!.edge.lossy,
         cost: path.cost + offers[0]!.edge.cost,
+        kind,
       };
       const current = best.get(to);
       if (!current || better(next, current, options.ocr)) best.set(to, next);
       if (next.offers.length < MAX_STEPS) {
         const single = offers.filter((o) => !o.edge.multiOutput);
         if (single.length === 0) continue;
+        const singleKind = nextKind(path.kind, single[0]!.edge, path.offers.length);
+        if (!singleKind) continue;
         walk({
           ...next,
+          kind: singleKind,
           offers: [...path.offers, single],
           lossy: path.lossy || single[0]!.edge.lossy,
           cost: path.cost + single[0]!.edge.cost,
@@ -139,7 +145,7 @@ function bestPathsFrom(
       }
     }
   };
-  walk({ formats: [from], offers: [], lossy: false, cost: 0 });
+  walk({ formats: [from], offers: [], lossy: false, cost: 0, kind: sourceKind(from) });
   return best;
 }
 

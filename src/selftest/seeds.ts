@@ -4,6 +4,7 @@ import { execa } from 'execa';
 import sharp from 'sharp';
 import type { FormatId } from '../formats/index.js';
 import { findBinary } from '../run/process.js';
+import { zipOutputs } from '../run/zip.js';
 import { psdFrom, writeOdp } from './containers.js';
 
 const TEXT = 'fileconv self-test\nThe quick brown fox jumps over the lazy dog.\n';
@@ -18,6 +19,7 @@ const SVG = `<svg xmlns="http://www.w3.org/2000/svg" width="480" height="120" vi
 const TEXT_FILES: Record<FormatId, string> = {
   txt: TEXT,
   md: '# Self-test\n\nSome *markdown* with a [link](https://example.org).\n\n- one\n- two\n',
+  org: '#+TITLE: Self-test\n\n* Heading\n\nSome /org/ text.\n\n| name | qty |\n|------+-----|\n| apple | 3 |\n',
   html:
     '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>Self-test</title></head>\n' +
     '<body><h1>Self-test</h1><p>The quick brown fox jumps over the lazy dog.</p>\n' +
@@ -98,6 +100,9 @@ export async function writeSeeds(dir: string): Promise<Map<FormatId, string>> {
     ]);
     seeds.set('mp4', mp4);
   }
+  const htmlzip = join(dir, 'seed.htmlzip.zip');
+  await zipOutputs([{ path: join(dir, 'seed.html'), name: 'index.html' }], htmlzip);
+  seeds.set('htmlzip', htmlzip);
   const odp = join(dir, 'seed.odp');
   await writeOdp(odp);
   seeds.set('odp', odp);

@@ -4,6 +4,7 @@ import { mountWebPage } from '../web/serve.js';
 import type { AppEnv, ServerContext } from './context.js';
 import { errorResponse, handleError } from './http-errors.js';
 import { incomingOf } from './incoming.js';
+import { httpLogMiddleware } from './logging.js';
 import { registerFileRoutes } from './routes/files.js';
 import { registerInfoRoutes } from './routes/info.js';
 import { registerIntakeRoutes } from './routes/intake.js';
@@ -21,6 +22,10 @@ function routePattern(path: string): RegExp {
 /** The HTTP API over a server context: every route of docs/api.md, errors as JSON. */
 export function createApp(ctx: ServerContext): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
+
+  app.use('*', httpLogMiddleware(ctx.logger));
+  app.use('*', ctx.metrics.middleware());
+  ctx.metrics.mount(app, ctx.identity);
 
   // Every call knows who is calling before anything else runs; a bad Bearer key is refused everywhere.
   app.use('*', async (c, next) => {

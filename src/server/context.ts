@@ -1,13 +1,16 @@
 import type { HttpBindings } from '@hono/node-server';
 import type { Context } from 'hono';
+import type { Logger } from 'pino';
 import { anonymousIdentity } from '../identity/client-ip.js';
 import type { LimitState } from '../identity/headers.js';
 import type { QuotaKind } from '../identity/quota.js';
 import type { BlobStore, QuotaDraw, RequestStore } from '../store/types.js';
 import type { ServeConfig } from './config.js';
 import type { ServerEngine } from './engine.js';
+import type { ServerMetrics } from './metrics.js';
 import type { ConversionQueue } from './queue.js';
 import type { LinkSigner } from './tokens.js';
+import type { WebhookDispatcher } from './webhooks.js';
 
 /**
  * Who is calling. Anonymous callers are told apart by their client IP; key holders by their key.
@@ -65,8 +68,13 @@ export interface ServerContext {
   identity: IdentityResolver;
   limits: WriteLimits;
   urlIntake: UrlIntake | undefined;
+  metrics: ServerMetrics;
+  webhooks: WebhookDispatcher;
   /** Set on SIGTERM: writes answer 503 while running work finishes. */
   state: { draining: boolean };
+  /** Structured log lines (HTTP answers, conversions). */
+  logger: Logger;
+  /** Free-text problems (internal errors, failed refunds); a logger call unless a test captures them. */
   log(message: string): void;
 }
 

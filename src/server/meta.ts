@@ -1,4 +1,5 @@
 import { FileconvError } from '../errors/index.js';
+import { parseWebhookSpec, type WebhookSpec } from './webhook-spec.js';
 
 /** The convert meta part, validated. */
 export interface ConvertMeta {
@@ -6,9 +7,10 @@ export interface ConvertMeta {
   sourceUrl: string | undefined;
   to: string | undefined;
   options: Record<string, unknown> | undefined;
+  webhook: WebhookSpec | undefined;
 }
 
-const META_FIELDS = new Set(['conversion', 'source_url', 'to', 'options']);
+const META_FIELDS = new Set(['conversion', 'source_url', 'to', 'options', 'webhook']);
 
 function bad(message: string): FileconvError {
   return new FileconvError('INVALID_REQUEST', message);
@@ -47,5 +49,6 @@ export function parseConvertMeta(part: { value: string; mimeType: string } | und
     sourceUrl: str('source_url'),
     to: str('to'),
     options: options as Record<string, unknown> | undefined,
+    webhook: meta.webhook === undefined ? undefined : parseWebhookSpec(meta.webhook),
   };
 }

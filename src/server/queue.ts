@@ -7,6 +7,7 @@ import { CONVERSION_DETAIL_CODES, isFileconvError, messageFor } from '../errors/
 import { extensionOf, getFormat } from '../formats/index.js';
 import type { ConversionOutputFile, Progress } from '../run/types.js';
 import type { ArtifactRecord, BlobStore, RequestRecord, RequestStore, StoredError } from '../store/types.js';
+import { ConversionTrace, type QueueObserver } from './conversion-trace.js';
 import type { ServerEngine } from './engine.js';
 import { RequestChanges } from './request-changes.js';
 
@@ -19,6 +20,8 @@ export interface QueueDeps {
   log(message: string): void;
   /** Gives back the daily quota unit of a failed conversion; true when one was given back. */
   refund?(request: RequestRecord): boolean;
+  /** Told when each conversion ends (metrics, logs, webhooks). */
+  observers?: readonly QueueObserver[];
 }
 
 /** A conversion interrupted more often than this (the server died each time) is failed, not retried. */
@@ -95,6 +98,25 @@ export class ConversionQueue {
     return this.deps.store.countQueued();
   }
 
+  /** Conversions running in this process now. */
+  get active(): number {
+    return this.running.size;
+  }
+
+  /** An observer that throws must not fail the conversion it watches. */
+  private tell(trace: ConversionTrace, id: string, outcome: 'succeeded' | 'failed'): void {
+    const request = this.deps.store.getRequest(id);
+    if (!request) return;
+    const end = trace.end(request, outcome);
+    for (const o of this.deps.observers ?? []) {
+      try {
+        o.ended(end);
+      } catch (e) {
+        this.deps.log(`observer of ${id} failed: ${(e as Error).message}`);
+      }
+    }
+  }
+
   /** Starts queued conversions while slots are free. */
   pump(): void {
     while (this.accepting && this.running.size < this.deps.concurrency) {
@@ -155,6 +177,7 @@ export class ConversionQueue {
     let outDir: string | undefined;
     let lastPercent = -1;
     let lastStage = '';
+    const trace = new ConversionTrace();
     const onProgress = (p: Progress) => {
       // Writes only when something a poller would see changed.
       const percent = Math.floor(p.percent);
@@ -183,7 +206,10 @@ export class ConversionQueue {
         baseName: base,
         signal,
         onProgress,
-        onEvent: (e) => this.event(r.id, e.kind, e.message),
+        onEvent: (e) => {
+          trace.event(e.kind, e.message);
+          this.event(r.id, e.kind, e.message);
+        },
       });
       onProgress({
         percent: 99,
@@ -202,6 +228,7 @@ export class ConversionQueue {
       );
       store.finishSucceeded(r.id, artifacts, Date.now());
       this.changes.changed(r.id);
+      this.tell(trace, r.id, 'succeeded');
     } catch (e) {
       if (signal.aborted && signal.reason instanceof ShutdownAbort) {
         store.requeue(r.id, Date.now());
@@ -221,6 +248,7 @@ export class ConversionQueue {
       this.refund(r);
       store.finishFailed(r.id, error, Date.now());
       this.changes.changed(r.id);
+      this.tell(trace, r.id, 'failed');
     } finally {
       if (outDir) await rm(outDir, { recursive: true, force: true }).catch(() => {});
     }

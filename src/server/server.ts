@@ -1,21 +1,29 @@
-import { randomBytes } from 'node:crypto';
-import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { serve } from '@hono/node-server';
+import type { Logger } from 'pino';
+import { closeEngines } from '../engine/registry.js';
+import type { PrivateAllowance } from '../intake/guard.js';
 import { DiskBlobStore } from '../store/disk.js';
 import { DATABASE_FILE, openDatabase, SqliteRequestStore } from '../store/sqlite.js';
 import { SqliteKeyStore, SqliteQuotaStore } from '../store/sqlite-identity.js';
+import { SqliteWebhookStore } from '../store/sqlite-webhooks.js';
 import { createApp } from './app.js';
 import type { ServeConfig } from './config.js';
 import type { ServerContext, UrlIntake } from './context.js';
+import type { QueueObserver } from './conversion-trace.js';
 import { coreEngine, type ServerEngine } from './engine.js';
 import { keyIdentity } from './identity.js';
+import { conversionLog, createLogger } from './logging.js';
 import { Metering } from './metering.js';
+import { ServerMetrics } from './metrics.js';
 import { ConversionQueue } from './queue.js';
 import { startSweeper, sweepExpired, sweepOrphans } from './retention.js';
+import { dataSecret, SIGNING_KEY_FILE, webhookSecret } from './secrets.js';
 import { LinkSigner } from './tokens.js';
+import { DEFAULT_RETRY_DELAYS_MS, WebhookDispatcher } from './webhooks.js';
 
 export interface RunningServer {
   /** Where it listens, like http://127.0.0.1:8080. */
@@ -30,19 +38,19 @@ export interface StartOptions {
   engine?: ServerEngine;
   urlIntake?: UrlIntake;
   log?: (message: string) => void;
-}
-
-/** The signing secret: made on first start (32 random bytes, mode 0600), read after. */
-async function signingSecret(dataDir: string): Promise<Buffer> {
-  const file = join(dataDir, 'signing.key');
-  try {
-    const hex = (await readFile(file, 'utf8')).trim();
-    if (/^[0-9a-f]{64}$/.test(hex)) return Buffer.from(hex, 'hex');
-  } catch {}
-  const secret = randomBytes(32);
-  await writeFile(file, `${secret.toString('hex')}\n`, { mode: 0o600 });
-  await chmod(file, 0o600);
-  return secret;
+  /**
+   * Where structured lines go. Default: JSON on stderr at warn (problems only, as before; the CLI
+   * asks for info), or silent when `log` captures the problems.
+   */
+  logger?: Logger;
+  /** Bearer token for GET /metrics (the CLI reads FILECONV_METRICS_TOKEN); none means open. */
+  metricsToken?: string;
+  /** Webhook signing secret (the CLI reads FILECONV_WEBHOOK_SECRET); default: webhook.key. */
+  webhookSecret?: string;
+  /** Non-public webhook targets: tests allow their own loopback receiver; never set in production. */
+  webhookAllowPrivate?: PrivateAllowance;
+  /** Waits before each webhook retry (3 by default); tests shorten them. */
+  webhookRetryDelaysMs?: readonly number[];
 }
 
 /** The API without a listening socket: its context, its Hono app, and a way to stop it. */
@@ -57,9 +65,10 @@ export interface FileconvService {
 
 /** Opens the data directory, recovers the queue and starts the retention sweeper. */
 export async function openService(config: ServeConfig, options: StartOptions = {}): Promise<FileconvService> {
-  const log = options.log ?? ((m: string) => console.error(m));
+  const logger = options.logger ?? createLogger({ format: 'json', level: options.log ? 'silent' : 'warn' });
+  const log = options.log ?? ((m: string) => logger.error(m));
   await mkdir(config.dataDir, { recursive: true });
-  const secret = await signingSecret(config.dataDir);
+  const secret = await dataSecret(config.dataDir, SIGNING_KEY_FILE);
   const db = openDatabase(join(config.dataDir, DATABASE_FILE));
   const store = new SqliteRequestStore(db);
   const metering = new Metering(config, new SqliteQuotaStore(db));
@@ -67,6 +76,7 @@ export async function openService(config: ServeConfig, options: StartOptions = {
   await blobs.init();
   await blobs.clearScratch();
   const engine = options.engine ?? (await coreEngine());
+  const observers: QueueObserver[] = [];
   const queue = new ConversionQueue({
     store,
     blobs,
@@ -75,7 +85,18 @@ export async function openService(config: ServeConfig, options: StartOptions = {
     retentionMs: config.retentionMs,
     log,
     refund: (r) => (r.quota ? metering.refund(r.identity, r.quota) : false),
+    observers,
   });
+  const metrics = new ServerMetrics(queue, options.metricsToken || undefined);
+  const webhooks = new WebhookDispatcher({
+    store,
+    webhooks: new SqliteWebhookStore(db),
+    secret: options.webhookSecret || (await webhookSecret(config.dataDir)),
+    allowPrivate: options.webhookAllowPrivate ?? false,
+    retryDelaysMs: options.webhookRetryDelaysMs ?? DEFAULT_RETRY_DELAYS_MS,
+    log,
+  });
+  observers.push(metrics, webhooks, conversionLog(logger));
   await queue.recover();
   await sweepOrphans(store, blobs);
   await sweepExpired(store, blobs);
@@ -90,7 +111,10 @@ export async function openService(config: ServeConfig, options: StartOptions = {
     identity: keyIdentity(new SqliteKeyStore(db), config.trustProxy),
     limits: metering,
     urlIntake: options.urlIntake,
+    metrics,
+    webhooks,
     state: { draining: false },
+    logger,
     log,
   };
   const app = createApp(context);
@@ -108,6 +132,7 @@ export async function openService(config: ServeConfig, options: StartOptions = {
         stopSweeper();
         metering.close();
         await queue.stop(config.shutdownGraceMs);
+        await webhooks.stop();
       })();
       return draining;
     },
@@ -151,6 +176,7 @@ export async function startServer(config: ServeConfig, options: StartOptions = {
           setTimeout(() => server.closeAllConnections(), 2000).unref();
         });
         service.close();
+        await closeEngines();
       })();
       return closing;
     },

@@ -68,6 +68,13 @@ export const MIGRATIONS: readonly string[] = [
   // Which daily quota a conversion drew on and on which UTC day, so a failure refunds that unit.
   `ALTER TABLE requests ADD COLUMN quota_kind TEXT;
    ALTER TABLE requests ADD COLUMN quota_day TEXT;`,
+  // Webhooks of convert requests: read when the request ends, so they survive a restart.
+  `CREATE TABLE webhooks (
+     request_id TEXT PRIMARY KEY REFERENCES requests(id) ON DELETE CASCADE,
+     url TEXT NOT NULL,
+     events TEXT NOT NULL,
+     base_url TEXT NOT NULL
+   );`,
   // What each artifact kept (pages, pictures, words...), as JSON.
   `ALTER TABLE artifacts ADD COLUMN checks TEXT;`,
 ];

@@ -1,3 +1,4 @@
+import type { Conversion } from './api.js';
 import type { Catalog } from './catalog.js';
 import { clear, h } from './dom.js';
 
@@ -10,7 +11,29 @@ export interface TargetViewHooks {
   convert(conversionKey: string): void;
 }
 
-/** The target formats for one source, grouped by family, lossy ones marked. */
+/**
+ * The targets most people ask for, in the order they are offered. Those a source has come first;
+ * the rest wait behind "More formats", so a png does not open on a wall of forty choices.
+ */
+export const USUAL_TARGETS: readonly string[] = [
+  'pdf',
+  'docx',
+  'png',
+  'jpg',
+  'mp3',
+  'mp4',
+  'csv',
+  'json',
+  'txt',
+  'xlsx',
+  'webp',
+  'gif',
+  'wav',
+  'html',
+  'md',
+];
+
+/** The target formats for one source: the usual ones first, the rest by family behind "more". */
 export class TargetView {
   constructor(
     private readonly root: HTMLElement,
@@ -22,6 +45,33 @@ export class TargetView {
     this.root.append(h('p', { class: 'placeholder', text: message }));
   }
 
+  private option(conversion: Conversion, catalog: Catalog): HTMLElement {
+    const radio = h('input', {
+      attrs: { type: 'radio', name: 'conversion', value: conversion.key, 'data-to': conversion.to },
+    });
+    const lossy = catalog.isLossy(conversion.key);
+    const title = [
+      FAMILY_LABELS[conversion.family],
+      lossy ? 'Lossy: some quality or detail is lost' : 'Lossless',
+    ].filter(Boolean);
+    return h(
+      'label',
+      { class: 'target', attrs: { title: title.join('. ') } },
+      radio,
+      conversion.to,
+      lossy && h('span', { class: 'badge lossy', text: 'lossy' }),
+    );
+  }
+
+  private familyFieldset(family: string, conversions: Conversion[], catalog: Catalog): HTMLElement {
+    return h(
+      'fieldset',
+      { class: 'family', attrs: { 'data-family': family } },
+      h('legend', { text: FAMILY_LABELS[family] ?? family }),
+      h('div', { class: 'targets' }, ...conversions.map((c) => this.option(c, catalog))),
+    );
+  }
+
   show(source: string, catalog: Catalog): void {
     clear(this.root);
     const groups = catalog.byFamily(source);
@@ -29,38 +79,42 @@ export class TargetView {
       this.reset(`There is no conversion from ${source} on this server.`);
       return;
     }
+    const all = [...groups.values()].flat();
+    const rank = (c: Conversion) => USUAL_TARGETS.indexOf(c.to);
+    // what keeps the content's kind (png to jpg) before what reads it (png to txt through OCR)
+    const special = (c: Conversion) => Number(c.family in FAMILY_LABELS);
+    const usual = all
+      .filter((c) => rank(c) >= 0)
+      .sort((a, b) => special(a) - special(b) || rank(a) - rank(b));
     const form = h('form', { attrs: { id: 'target-form' } });
-    let first = true;
-    for (const [family, conversions] of groups) {
-      const fieldset = h(
-        'fieldset',
-        { class: 'family', attrs: { 'data-family': family } },
-        h('legend', { text: FAMILY_LABELS[family] ?? family }),
+    if (usual.length === 0) {
+      for (const [family, conversions] of groups)
+        form.append(this.familyFieldset(family, conversions, catalog));
+    } else {
+      form.append(
+        h(
+          'fieldset',
+          { class: 'family usual', attrs: { 'data-family': 'usual' } },
+          h('legend', { text: 'Common formats' }),
+          h('div', { class: 'targets' }, ...usual.map((c) => this.option(c, catalog))),
+        ),
       );
-      const row = h('div', { class: 'targets' });
-      for (const conversion of conversions) {
-        const radio = h('input', {
-          attrs: { type: 'radio', name: 'conversion', value: conversion.key, 'data-to': conversion.to },
-        });
-        if (first) radio.checked = true;
-        first = false;
-        const lossy = catalog.isLossy(conversion.key);
-        row.append(
-          h(
-            'label',
-            {
-              class: 'target',
-              attrs: { title: lossy ? 'Lossy: some quality or detail is lost' : 'Lossless' },
-            },
-            radio,
-            conversion.to,
-            lossy && h('span', { class: 'badge lossy', text: 'lossy' }),
-          ),
+      const rest = all.length - usual.length;
+      if (rest > 0) {
+        const more = h(
+          'details',
+          { class: 'more-targets', attrs: { id: 'more-targets' } },
+          h('summary', { text: `More formats (${rest})` }),
         );
+        for (const [family, conversions] of groups) {
+          const others = conversions.filter((c) => rank(c) < 0);
+          if (others.length > 0) more.append(this.familyFieldset(family, others, catalog));
+        }
+        form.append(more);
       }
-      fieldset.append(row);
-      form.append(fieldset);
     }
+    const first = form.querySelector<HTMLInputElement>('input[name="conversion"]');
+    if (first) first.checked = true;
     const button = h('button', {
       class: 'primary',
       attrs: { type: 'submit', id: 'convert-button' },

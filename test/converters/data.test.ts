@@ -139,10 +139,51 @@ describe('data converter', () => {
     expect(text).toContain('<p id="2">Two</p>');
   });
 
-  it('writes nested values into table cells as JSON text', async () => {
-    const input = sample('n.json', JSON.stringify([{ id: 1, tags: ['a', 'b'], meta: { k: 'v' } }]));
+  it('flattens nested values into dotted columns, list items by index', async () => {
+    const input = sample('n.json', JSON.stringify([{ id: 1, tags: ['a', 'b'], meta: { k: 'v', none: [] } }]));
     const { files } = await runStep(data, 'json', 'csv', input);
-    expect(readFileSync(files[0]!, 'utf8')).toBe('id,tags,meta\n1,"[""a"",""b""]","{""k"":""v""}"\n');
+    expect(readFileSync(files[0]!, 'utf8')).toBe('id,tags.0,tags.1,meta.k,meta.none\n1,a,b,v,[]\n');
+  });
+
+  it('turns an object such as a package.json into one flattened row', async () => {
+    const manifest = join(process.cwd(), 'node_modules', 'exceljs', 'package.json');
+    const pkg = JSON.parse(readFileSync(manifest, 'utf8'));
+    const { files } = await runStep(data, 'json', 'csv', manifest);
+    const [row, ...rest] = Papa.parse<Record<string, string>>(readFileSync(files[0]!, 'utf8'), {
+      header: true,
+      skipEmptyLines: true,
+    }).data;
+    expect(rest).toHaveLength(0);
+    expect(row!.name).toBe('exceljs');
+    expect(row!.version).toBe(pkg.version);
+    const [dep, range] = Object.entries(pkg.dependencies as Record<string, string>)[0]!;
+    expect(row![`dependencies.${dep}`]).toBe(range);
+    expect(row!['keywords.0']).toBe(pkg.keywords[0]);
+  });
+
+  it('reads newline-delimited JSON saved as .json as a list', async () => {
+    const manifests = ['yaml', 'papaparse', 'exceljs'].map((name) =>
+      JSON.parse(readFileSync(join(process.cwd(), 'node_modules', name, 'package.json'), 'utf8')),
+    );
+    const lines = manifests.map((m) =>
+      JSON.stringify({ name: m.name, version: m.version, license: m.license }),
+    );
+    const { files } = await runStep(data, 'json', 'yaml', sample('log.json', `${lines.join('\n')}\n`));
+    const list = parseYaml(readFileSync(files[0]!, 'utf8'));
+    expect(list).toHaveLength(3);
+    expect(list.map((m: { name: string }) => m.name)).toEqual(['yaml', 'papaparse', 'exceljs']);
+    expect(list[2].version).toBe(manifests[2].version);
+  });
+
+  it('reads XML with a DOCTYPE, its DTD and entities ignored', async () => {
+    const fixture = join(process.cwd(), 'test', 'fixtures', 'convert', 'packagekit-dbus.xml');
+    const { files } = await runStep(data, 'xml', 'json', fixture);
+    const tree = JSON.parse(readFileSync(files[0]!, 'utf8'));
+    expect(tree.node['@_name']).toBe('/');
+    const [root] = tree.node.interface;
+    expect(root['@_name']).toBe('org.freedesktop.PackageKit');
+    expect(root['doc:doc']['doc:description']['doc:para']).toMatch(/root interface/);
+    expect(root.method.length).toBeGreaterThan(3);
   });
 
   it('reads dates, formula results and rich text from a workbook', async () => {
@@ -162,16 +203,64 @@ describe('data converter', () => {
     ]);
   });
 
+  describe('a workbook with several sheets', () => {
+    async function book(): Promise<string> {
+      const wb = new ExcelJS.Workbook();
+      wb.addWorksheet('Cover');
+      const hidden = wb.addWorksheet('Lookup', { state: 'hidden' });
+      hidden.addRow(['code']);
+      hidden.addRow(['x1']);
+      const sales = wb.addWorksheet('Sales 2024');
+      sales.addRow(['region', 'total']);
+      sales.addRow(['North', 12]);
+      const notes = wb.addWorksheet('2');
+      notes.addRow(['note']);
+      notes.addRow(['checked']);
+      const path = join(tempDir(), 'book.xlsx');
+      await wb.xlsx.writeFile(path);
+      return path;
+    }
+
+    async function toCsv(input: string, options = {}) {
+      const ctx = stepContext();
+      const edge = data.edges.find((e) => e.from === 'xlsx' && e.to === 'csv')!;
+      const { files } = await data.run({ edge, input, outDir: tempDir(), options }, ctx);
+      return { text: readFileSync(files[0]!, 'utf8'), log: ctx.logs.join('\n') };
+    }
+
+    it('takes the first visible sheet with data, and says which', async () => {
+      const { text, log } = await toCsv(await book());
+      expect(text).toBe('region,total\nNorth,12\n');
+      expect(log).toContain('sheet 3 of 4, "Sales 2024" (the first sheet with data)');
+    });
+
+    it('takes the sheet options.sheet names, by name first, else by position', async () => {
+      const input = await book();
+      expect((await toCsv(input, { sheet: 'Lookup' })).text).toBe('code\nx1\n');
+      const byPosition = await toCsv(input, { sheet: '3' });
+      expect(byPosition.text).toBe('region,total\nNorth,12\n');
+      expect(byPosition.log).toContain('sheet 3 of 4, "Sales 2024" (as asked)');
+      // a sheet named "2" wins over the second sheet
+      expect((await toCsv(input, { sheet: '2' })).text).toBe('note\nchecked\n');
+    });
+
+    it('names the sheets there are when the asked one is missing', async () => {
+      await expect(toCsv(await book(), { sheet: 'Budget' })).rejects.toMatchObject({
+        code: 'CONVERT_FAILED',
+        message: expect.stringMatching(/no sheet "Budget".*1 "Cover", 2 "Lookup", 3 "Sales 2024", 4 "2"/),
+      });
+    });
+  });
+
   it('keeps a __proto__ column an ordinary key', async () => {
     const { files } = await runStep(data, 'csv', 'json', sample('p.csv', '__proto__,b\nx,1\n'));
     expect(readFileSync(files[0]!, 'utf8')).toContain('"__proto__": "x"');
   });
 
-  it('refuses a tree that is not a list of records for a table target', async () => {
-    const input = sample('t.json', JSON.stringify({ a: { b: 1 }, c: [1, 2] }));
-    await expect(runStep(data, 'json', 'xlsx', input)).rejects.toMatchObject({
+  it('refuses a single value for a table target', async () => {
+    await expect(runStep(data, 'json', 'xlsx', sample('t.json', '42'))).rejects.toMatchObject({
       code: 'CONVERT_FAILED',
-      message: expect.stringMatching(/not a list of records/),
+      message: expect.stringMatching(/single value/),
     });
   });
 
@@ -188,16 +277,22 @@ describe('data converter', () => {
     });
   });
 
-  it('refuses XML entity declarations (billion laughs, external entities)', async () => {
+  it('never expands XML entity declarations (billion laughs, external entities)', async () => {
     const laughs =
       '<?xml version="1.0"?><!DOCTYPE lolz [<!ENTITY lol "lol"><!ENTITY lol2 "&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;">]><lolz>&lol2;</lolz>';
     const xxe = '<?xml version="1.0"?><!DOCTYPE r [<!ENTITY x SYSTEM "file:///etc/passwd">]><r>&x;</r>';
+    const outputs: unknown[] = [];
     for (const xml of [laughs, xxe]) {
-      await expect(runStep(data, 'xml', 'json', sample('e.xml', xml))).rejects.toMatchObject({
-        code: 'CONVERT_FAILED',
-        message: expect.stringMatching(/entity/),
-      });
+      const { files } = await runStep(data, 'xml', 'json', sample('e.xml', xml));
+      outputs.push(JSON.parse(readFileSync(files[0]!, 'utf8')));
     }
+    expect(outputs).toEqual([{ lolz: '&lol2;' }, { r: '&x;' }]);
+  });
+
+  it('refuses a DOCTYPE that is never closed', async () => {
+    await expect(runStep(data, 'xml', 'json', sample('u.xml', '<!DOCTYPE r [ <r/>'))).rejects.toMatchObject({
+      code: 'MALFORMED_DOCUMENT',
+    });
   });
 
   it('leaves entity references in plain XML as inert text', async () => {

@@ -21,6 +21,9 @@ interface Probed {
   video?: string;
   sampleRate?: number;
   width?: number;
+  height?: number;
+  pixFmt?: string;
+  frames?: number;
   duration: number;
 }
 
@@ -31,7 +34,8 @@ function probe(file: string): Probed {
       '-v',
       'error',
       '-show_entries',
-      'format=format_name,duration:stream=codec_type,codec_name,sample_rate,width',
+      'format=format_name,duration:stream=codec_type,codec_name,sample_rate,width,height,pix_fmt,nb_read_frames',
+      '-count_frames',
       '-of',
       'json',
       file,
@@ -40,7 +44,15 @@ function probe(file: string): Probed {
   );
   const json = JSON.parse(out) as {
     format: { format_name: string; duration?: string };
-    streams: { codec_type: string; codec_name: string; sample_rate?: string; width?: number }[];
+    streams: {
+      codec_type: string;
+      codec_name: string;
+      sample_rate?: string;
+      width?: number;
+      height?: number;
+      pix_fmt?: string;
+      nb_read_frames?: string;
+    }[];
   };
   const a = json.streams.find((s) => s.codec_type === 'audio');
   const v = json.streams.find((s) => s.codec_type === 'video');
@@ -50,6 +62,9 @@ function probe(file: string): Probed {
     video: v?.codec_name,
     sampleRate: a?.sample_rate ? Number(a.sample_rate) : undefined,
     width: v?.width,
+    height: v?.height,
+    pixFmt: v?.pix_fmt,
+    frames: v?.nb_read_frames ? Number(v.nb_read_frames) : undefined,
     duration: Number(json.format.duration ?? 0),
   };
 }
@@ -126,6 +141,15 @@ beforeAll(() => {
       'yuv420p',
     ],
     'silent.mp4',
+  );
+  // odd dimensions on purpose: yuv420p needs even ones
+  samples.gif = lavfi(
+    ['-f', 'lavfi', '-i', 'testsrc=duration=1:size=91x67:rate=10', '-f', 'gif'],
+    'animated.gif',
+  );
+  samples.audioOnlyMp4 = lavfi(
+    ['-f', 'lavfi', '-i', 'sine=frequency=440:duration=1', '-c:a', 'aac', '-f', 'mp4'],
+    'audio-only.mp4',
   );
 });
 
@@ -219,6 +243,32 @@ describe('ffmpeg converter', () => {
       await expect(runStep(ffmpeg, from, to, garbage)).rejects.toMatchObject({ code: 'MALFORMED_DOCUMENT' });
     },
   );
+
+  it.each(['mp4', 'webm'])('plays an animated GIF as %s: every frame, even size, yuv420p', async (to) => {
+    const { files } = await runStep(ffmpeg, 'gif', to, samples.gif!);
+    const got = probe(files[0]!);
+    expect(got.container).toContain(EXPECT[to]!.container);
+    expect(got.video).toBe(EXPECT[to]!.video);
+    expect(got.audio).toBeUndefined();
+    expect(got.pixFmt).toBe('yuv420p');
+    expect([got.width, got.height]).toEqual([90, 66]);
+    expect(got.frames).toBe(10);
+  });
+
+  it('writes an MP4 holding only sound as audio-only WebM, and says so', async () => {
+    const ctx = stepContext();
+    const edge = ffmpeg.edges.find((e) => e.from === 'mp4' && e.to === 'webm')!;
+    const { files } = await ffmpeg.run(
+      { edge, input: samples.audioOnlyMp4!, outDir: tempDir(), options: {} },
+      ctx,
+    );
+    const got = probe(files[0]!);
+    expect(got.container).toContain('webm');
+    expect(got.audio).toBe('opus');
+    expect(got.video).toBeUndefined();
+    expect(got.duration).toBeGreaterThan(0.8);
+    expect(ctx.logs.join('\n')).toMatch(/no video stream: writing an audio-only webm/);
+  });
 
   it('says so when a video has no audio to extract', async () => {
     await expect(runStep(ffmpeg, 'mp4', 'mp3', samples.silentMp4!)).rejects.toMatchObject({

@@ -94,6 +94,17 @@ describe('imagemagick converter', () => {
     }
   });
 
+  it('reads an AVIF image sequence that sharp cannot open (its first frame)', async () => {
+    // a real AVIF sequence with an alpha track, from mimetype's test data (test/fixtures/convert/README.md)
+    const sequence = join(process.cwd(), 'test', 'fixtures', 'convert', 'avifsequence.avif');
+    await expect(sharp(sequence).metadata()).rejects.toThrow(/unsupported image format/);
+    for (const to of ['png', 'jpg', 'webp']) {
+      const { files } = await runStep(converter, 'avif', to, sequence);
+      expect(sniff(files[0]!), to).toBe(to);
+      expect(await sharp(files[0]!).metadata(), to).toMatchObject({ width: 499, height: 479 });
+    }
+  });
+
   it('keeps icons within 256 pixels and honours resize options', async () => {
     const big = await gradientPng(join(tempDir(), 'big.png'), 600, 300);
     const ico = await runStep(converter, 'png', 'ico', big);

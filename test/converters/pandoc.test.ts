@@ -123,4 +123,41 @@ describe('pandoc converter', () => {
     writeFileSync(badTex, '\\begin{document} text } } \\end{itemize}\n');
     await expectCode(convertWith(pandoc, 'tex', 'md', badTex), 'MALFORMED_DOCUMENT');
   });
+
+  describe('text that is not UTF-8', () => {
+    const PAGE = (charset: string) =>
+      `<!DOCTYPE html>\n<html><head><meta charset="${charset}"><title>Menu</title></head>\n<body><h1>Café crème</h1><p>Naïve façade, déjà vu. L’été « chaud ».</p></body></html>\n`;
+
+    /** The page in another encoding, re-encoded by iconv. */
+    function encoded(name: string, content: string, encoding: string): string {
+      const utf8 = join(dir, `${name}.utf8`);
+      writeFileSync(utf8, content);
+      const out = join(dir, name);
+      writeFileSync(out, execFileSync('iconv', ['-f', 'UTF-8', '-t', encoding, utf8]));
+      return out;
+    }
+
+    it('reads a page labelled Latin-1 by its meta charset, as windows-1252 the way browsers do', async () => {
+      // most pages labelled iso-8859-1 are windows-1252: curly quotes at 0x80-0x9F
+      const page = encoded('latin1.html', PAGE('iso-8859-1'), 'WINDOWS-1252');
+      expect(readFileSync(page).includes(0x92)).toBe(true);
+      const md = text(await step('html', 'md', page));
+      expect(md).toContain('Café crème');
+      // the Markdown writer turns the curly apostrophe into a plain one (smart quotes)
+      expect(md).toMatch(/Naïve façade, déjà vu\. L['’]été « chaud »\./);
+    });
+
+    it('reads a UTF-16 page by its byte order mark', async () => {
+      const page = encoded('utf16.html', PAGE('utf-16'), 'UTF-16');
+      expect([...readFileSync(page).subarray(0, 2)]).toEqual([0xff, 0xfe]);
+      const { files } = await convertWith(pandoc, 'html', 'md', page);
+      expect(text(files[0]!)).toContain('Naïve façade, déjà vu.');
+    });
+
+    it('reads Markdown that is not valid UTF-8 as windows-1252', async () => {
+      const notes = encoded('notes.md', '# Café\n\nNaïve façade.\n', 'WINDOWS-1252');
+      const html = text(await step('md', 'html', notes));
+      expect(html).toContain('Naïve façade.');
+    });
+  });
 });

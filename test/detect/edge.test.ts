@@ -152,7 +152,8 @@ describe('bounded reads on a 2 GB sparse file', () => {
     const stats = { bytesRead: 0 };
     const docx = await readFile(fixture('document.docx'));
     const found = await detectFile(await sparse('huge.docx', TWO_GB, docx.subarray(0, 4096)), stats);
-    expect(found.id).toBe('zip');
+    // No central directory in reach: the local headers still name the parts of a Word document.
+    expect(found).toEqual({ id: 'docx', confidence: 0.4 });
     expect(stats.bytesRead).toBeLessThan(1024 * 1024);
   });
 

@@ -16,11 +16,22 @@ export function truncatedFixture(name: string, keep: number): Buffer {
   return readFileSync(join(DETECT_FIXTURES, name)).subarray(0, keep);
 }
 
-/** A zip of the given entries, compressed (or stored for `stored` names). */
-export function zip(entries: Record<string, string | Buffer>, stored: string[] = []): Promise<Buffer> {
+/**
+ * A zip of the given entries, compressed (or stored for `stored` names); `modes` gives some entries
+ * a Unix mode (0o120777 makes a symbolic link whose target is the entry's data).
+ */
+export function zip(
+  entries: Record<string, string | Buffer>,
+  stored: string[] = [],
+  modes: Record<string, number> = {},
+): Promise<Buffer> {
   const z = new yazl.ZipFile();
   for (const [name, data] of Object.entries(entries)) {
-    z.addBuffer(Buffer.isBuffer(data) ? data : Buffer.from(data), name, { compress: !stored.includes(name) });
+    const mode = modes[name];
+    z.addBuffer(Buffer.isBuffer(data) ? data : Buffer.from(data), name, {
+      compress: !stored.includes(name),
+      ...(mode ? { mode } : {}),
+    });
   }
   z.end();
   return new Promise((resolve, reject) => {

@@ -10,6 +10,7 @@ import { imageCases } from './cases-images.js';
 import { HOSTILE_OUTPUT_LIMIT, inflationCases } from './cases-inflation.js';
 import { mediaCases } from './cases-media.js';
 import { officeCases } from './cases-office.js';
+import { webCases } from './cases-web.js';
 import {
   armCanaryFiles,
   type Canary,
@@ -34,6 +35,7 @@ const cases = [
   ...documentCases,
   ...dataCases,
   ...inflationCases,
+  ...webCases,
 ];
 const CANARY_FILES = ['secret.png', 'secret.svg', 'secret.txt', 'secret.xml'];
 

@@ -35,4 +35,28 @@ describe('fastest engine first', () => {
   it('csv->json: the in-process data engine first', () => {
     expect(stepEngines('csv', 'json')[0]).toBe('data');
   });
+
+  it('xls and ods to csv: LibreOffice to xlsx, then the data engine, which picks the sheet', () => {
+    for (const from of ['xls', 'ods']) {
+      const plan = planConversion(from, 'csv', converters)!;
+      expect(plan.steps.map((s) => [s.to, s.engines[0]])).toEqual([
+        ['xlsx', 'libreoffice'],
+        ['csv', 'data'],
+      ]);
+    }
+  });
+
+  it('avif->png: sharp first, ImageMagick (libheif) for what libvips cannot open', () => {
+    expect(stepEngines('avif', 'png')).toEqual(['sharp', 'imagemagick']);
+  });
+
+  it('html->pdf: Chromium draws web pages, LibreOffice is the fallback', () => {
+    const engines = stepEngines('html', 'pdf');
+    expect(engines[0]).toBe('chromium');
+    expect(engines).toContain('libreoffice');
+  });
+
+  it('md->pdf: one step through the print stylesheet and Chromium', () => {
+    expect(stepEngines('md', 'pdf')).toEqual(['pandoc-chromium']);
+  });
 });

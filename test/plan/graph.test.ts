@@ -92,7 +92,7 @@ describe('planConversion', () => {
     ];
     expect(planConversion('pdf', 'png', engines)!.family).toBe('document');
     expect(planConversion('pdf', 'txt', engines)!.family).toBe('ocr');
-    expect(planConversion('png', 'wav', engines)!.family).toBe('ocr');
+    expect(planConversion('png', 'txt', engines)!.family).toBe('ocr');
     expect(planConversion('txt', 'wav', engines)!.family).toBe('voice');
     expect(planConversion('pdf', 'txt', engines)!.lossy).toBe(true);
   });

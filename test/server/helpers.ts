@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'undici';
 import { type RawServeOptions, resolveServeConfig } from '../../src/server/config.js';
-import { type RunningServer, startServer } from '../../src/server/server.js';
+import { type RunningServer, type StartOptions, startServer } from '../../src/server/server.js';
 import { publicUrlIntake } from '../../src/server/url-intake.js';
 
 export const ROOT = join(import.meta.dirname, '..', '..');
@@ -20,7 +20,10 @@ export interface TestServer extends RunningServer {
 }
 
 /** The real server in this process, on a free port, with a fresh data folder (or the one given). */
-export async function startTestServer(flags: RawServeOptions = {}): Promise<TestServer> {
+export async function startTestServer(
+  flags: RawServeOptions = {},
+  options: Omit<StartOptions, 'log' | 'urlIntake'> = {},
+): Promise<TestServer> {
   const dataDir = flags.dataDir ?? tempDir();
   const config = resolveServeConfig(
     // These tests make many writes from one address: no per-minute limit, roomy quotas, unless asked.
@@ -39,6 +42,7 @@ export async function startTestServer(flags: RawServeOptions = {}): Promise<Test
   const server = await startServer(config, {
     urlIntake: publicUrlIntake(config.maxUpload),
     log: (m) => logs.push(m),
+    ...options,
   });
   return {
     ...server,

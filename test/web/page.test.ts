@@ -109,12 +109,46 @@ describe('web page on the real server', () => {
     const page = await openPage();
     await page.setInputFiles('#file-input', { name: 'report.pdf', mimeType: 'application/pdf', buffer: pdf });
     await expect.poll(() => page.textContent('[data-field="detected"]')).toContain('pdf');
+    // DOCX may be among the usual targets or behind "More formats".
+    if (!(await page.isVisible('input[value="pdf-docx"]'))) await page.click('#more-targets summary');
     await page.check('input[name="conversion"][value="pdf-docx"]');
     await page.click('#convert-button');
     const kept = page.locator('[data-artifact="docx"] [data-checks]');
     await kept.waitFor({ timeout: 90_000 });
     expect(await kept.textContent()).toMatch(/^(2 pages, )?1 picture, (9[5-9]|100)% of the words$/);
     await page.screenshot({ path: screenshotPath('web-desktop-pdf-docx-kept'), fullPage: true });
+    await finish(page);
+  });
+
+  it('offers the usual targets first and the rest behind "More formats", which still convert', async () => {
+    const page = await openPage();
+    await page.setInputFiles('#file-input', { name: 'picture.png', mimeType: 'image/png', buffer: png });
+    await expect.poll(() => page.textContent('[data-field="detected"]')).toContain('png');
+    const usual = await page
+      .locator('fieldset.usual input[name="conversion"]')
+      .evaluateAll((inputs) => inputs.map((i) => (i as HTMLInputElement).dataset.to));
+    // the common ones in the page's own order, image targets before OCR, and the first one chosen
+    expect(usual.slice(0, 4)).toEqual(['pdf', 'jpg', 'webp', 'gif']);
+    expect(usual).toContain('txt');
+    expect(usual).not.toContain('bmp');
+    expect(await page.isChecked('input[value="png-pdf"]')).toBe(true);
+    // the rest is there, folded away
+    const more = page.locator('#more-targets');
+    expect(await more.getAttribute('open')).toBeNull();
+    expect(await page.textContent('#more-targets summary')).toMatch(/More formats \(\d+\)/);
+    expect(await page.isVisible('input[value="png-bmp"]')).toBe(false);
+    await page.screenshot({ path: screenshotPath('web-targets-folded'), fullPage: true });
+
+    await page.click('#more-targets summary');
+    await page.check('input[name="conversion"][value="png-bmp"]');
+    await page.screenshot({ path: screenshotPath('web-targets-more'), fullPage: true });
+    await page.click('#convert-button');
+    const link = page.locator('[data-artifact] a').first();
+    await link.waitFor({ timeout: 90_000 });
+    const download = await page.request.get((await link.getAttribute('href'))!);
+    const out = join(scratch, 'from-more.bmp');
+    await writeFile(out, await download.body());
+    expect((await detect(out)).detected).toBe('bmp');
     await finish(page);
   });
 

@@ -23,16 +23,17 @@ export function sniffJson(doc: DecodedText, lines: string[]): Finding | undefine
   const filled = lines.filter((l) => l.trim() !== '');
   if (filled.length >= 2 && filled.every((l) => isContainer(tryJson(l))))
     return { id: 'jsonl', confidence: CONFIDENCE.STRONG_TEXT };
-  // A large pretty-printed document: its first line alone is not a value.
-  if (
-    !doc.complete &&
-    filled.length > 0 &&
-    !isContainer(tryJson(filled[0]!)) &&
-    /^\s*[[{]\s*$/.test(filled[0]!)
-  )
-    return { id: 'json', confidence: CONFIDENCE.TEXT };
+  // A pretty-printed document cut short (a large file's head, or a truncated file): a lone
+  // opening bracket, then lines that each start as a JSON member or value.
+  if (filled.length > 0 && /^\s*[[{]\s*$/.test(filled[0]!)) {
+    const rest = filled.slice(1, 200);
+    if (rest.filter((l) => JSON_LINE.test(l)).length >= rest.length * 0.9)
+      return { id: 'json', confidence: CONFIDENCE.TEXT };
+  }
   return undefined;
 }
+
+const JSON_LINE = /^\s*("(?:[^"\\]|\\.)*"\s*:|"|[-\d[\]{}]|true\b|false\b|null\b)/;
 
 function tryJson(s: string): unknown {
   try {
@@ -57,22 +58,38 @@ export function sniffToml(doc: DecodedText, lines: string[]): Finding | undefine
   const tables = content.filter((l) => TOML_TABLE.test(l)).length;
   if (pairs.length === 0 || pairs.length + tables < content.length * 0.8) return undefined;
   const spaced = pairs.filter((l) => /\S = /.test(l)).length;
-  if (tables === 0 && spaced < pairs.length / 2) return undefined;
+  // Unspaced `a.b=0` or `a={}` is TOML too where a dotted key or an inline table or array shows it.
+  const tomlOnly = pairs.some((l) => TOML_ONLY.test(l));
+  if (tables === 0 && spaced < pairs.length / 2 && !tomlOnly) return undefined;
   if (!doc.complete) return { id: 'toml', confidence: CONFIDENCE.TEXT };
   try {
     parseToml(doc.text);
     return { id: 'toml', confidence: CONFIDENCE.STRONG_TEXT };
   } catch {
-    return undefined;
+    // Plainly TOML though not valid (a duplicate key, a bad date): its values are typed the TOML
+    // way (quoted, numbers, dates, arrays), unlike INI files' bare words. Still TOML, weaker.
+    const typed = pairs.filter((l) => TOML_TYPED_VALUE.test(l)).length;
+    return typed >= pairs.length * 0.8 ? { id: 'toml', confidence: CONFIDENCE.HEURISTIC } : undefined;
   }
 }
+
+const TOML_TYPED_VALUE = /=\s*("|'|\[|\{|[+-]?(\d|inf\b|nan\b)|true\b|false\b)/;
+const TOML_ONLY = new RegExp(`^\\s*(${TOML_KEY}\\s*\\.\\s*${TOML_KEY}\\s*=|${TOML_KEY}\\s*=\\s*[[{])`);
 
 /** Non-blank, non-comment lines outside the multi-line arrays and inline tables a pair opened. */
 function topLevelTomlLines(lines: string[]): string[] {
   const out: string[] = [];
   let depth = 0;
+  let inString = false;
   for (const line of lines) {
     const t = line.trim();
+    const quotes = count(line, /"""|'''/g);
+    if (inString) {
+      // A multi-line string's body is the value of the pair that opened it.
+      if (quotes % 2 === 1) inString = false;
+      continue;
+    }
+    if (quotes % 2 === 1) inString = true;
     if (depth === 0 && t !== '' && !t.startsWith('#')) out.push(line);
     // Brackets inside strings are rare in the lines that matter; a rough count is enough here.
     const value = depth === 0 ? line.slice(line.indexOf('=') + 1) : line;
@@ -138,7 +155,8 @@ function hasFrontMatterBody(lines: string[]): boolean {
  * Tabs make TSV; commas or semicolons CSV.
  */
 export function sniffDelimited(lines: string[]): Finding | undefined {
-  const rows = lines.slice(0, 200);
+  // `#` comment lines above or among the rows (tzdata's zone.tab) are not rows.
+  const rows = lines.filter((l) => !l.startsWith('#')).slice(0, 200);
   if (rows.length < 2) return undefined;
   for (const [delimiter, id] of [
     ['\t', 'tsv'],
@@ -159,9 +177,16 @@ export function sniffDelimited(lines: string[]): Finding | undefined {
 
 function isTable(data: string[][]): boolean {
   const width = data[0]!.length;
+  // A first line of another width above rows that agree is a preamble (a count, a title);
+  // the last row may be cut short (a truncated file).
+  const body = data.slice(1, -1);
+  const bodyWidth = body[0]?.length ?? 0;
+  if (body.length >= 2 && bodyWidth >= 2 && body.every((r) => r.length === bodyWidth)) return true;
   if (width < 2) return false;
   if (data.every((r) => r.length === width)) return true;
-  if (width < 3 || data.length < 3 || data.some((r) => r.length < 2 || r.length > width)) return false;
+  // Ragged rows: optional trailing fields left out (tzdata's zone.tab), short fields unlike prose.
+  const widest = Math.max(...data.map((r) => r.length));
+  if (widest < 3 || data.length < 3 || data.some((r) => r.length < 2)) return false;
   const fields = data.flat();
   return fields.reduce((sum, f) => sum + f.length, 0) / fields.length < 30;
 }

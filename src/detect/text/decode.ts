@@ -1,7 +1,7 @@
 /** Text decoded from the head of a file, or undefined when the bytes are not text. */
 export interface DecodedText {
   text: string;
-  encoding: 'utf-8' | 'utf-16le' | 'utf-16be' | 'latin1';
+  encoding: 'utf-8' | 'utf-16le' | 'utf-16be' | 'utf-32le' | 'utf-32be' | 'latin1';
   /** True when the text is the whole file, so parsers can take all of it. */
   complete: boolean;
 }
@@ -17,6 +17,8 @@ const MAX_CONTROL_SHARE = 0.02;
 export function decodeText(head: Buffer, complete: boolean): DecodedText | undefined {
   if (head.length === 0) return undefined;
   if (head[0] === 0xef && head[1] === 0xbb && head[2] === 0xbf) return utf8(head.subarray(3), complete);
+  if (head.subarray(0, 4).equals(UTF32LE_BOM)) return utf32(head.subarray(4), 'utf-32le', complete);
+  if (head.subarray(0, 4).equals(UTF32BE_BOM)) return utf32(head.subarray(4), 'utf-32be', complete);
   if (head[0] === 0xff && head[1] === 0xfe && !(head[2] === 0 && head[3] === 0))
     return utf16(head.subarray(2), 'utf-16le', complete);
   if (head[0] === 0xfe && head[1] === 0xff) return utf16(head.subarray(2), 'utf-16be', complete);
@@ -45,6 +47,21 @@ function utf16(bytes: Buffer, encoding: 'utf-16le' | 'utf-16be', complete: boole
   const le = encoding === 'utf-16le' ? even : Buffer.from(even).swap16();
   const text = le.toString('utf16le');
   if (text.includes('\0')) return undefined;
+  return looksLikeText(text) ? { text, encoding, complete } : undefined;
+}
+
+const UTF32LE_BOM = Buffer.from([0xff, 0xfe, 0, 0]);
+const UTF32BE_BOM = Buffer.from([0, 0, 0xfe, 0xff]);
+
+/** UTF-32 (rare, but it has a BOM): Node's TextDecoder does not know it, so code points are read by hand. */
+function utf32(bytes: Buffer, encoding: 'utf-32le' | 'utf-32be', complete: boolean): DecodedText | undefined {
+  const points: number[] = [];
+  for (let at = 0; at + 4 <= bytes.length; at += 4) {
+    const cp = encoding === 'utf-32le' ? bytes.readUInt32LE(at) : bytes.readUInt32BE(at);
+    if (cp === 0 || cp > 0x10ffff) return undefined;
+    points.push(cp);
+  }
+  const text = String.fromCodePoint(...points);
   return looksLikeText(text) ? { text, encoding, complete } : undefined;
 }
 

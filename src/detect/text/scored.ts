@@ -1,7 +1,42 @@
 import type { FormatId } from '../../formats/index.js';
 
-/** A trait of a text format: a pattern and how much finding it anywhere counts. */
-type Trait = [pattern: RegExp, weight: number];
+/** A trait of a text format: a pattern (or a test) and how much finding it anywhere counts. */
+type Trait = [pattern: RegExp | ((text: string) => boolean), weight: number];
+
+/** A title between an overline and an underline of one punctuation character, as long as the title. */
+function rstOverlinedTitle(text: string): boolean {
+  for (const m of text.matchAll(/^([=\-~^"'`#*+])\1{2,}[ \t]*\n(.+)\n\1{3,}[ \t]*$/gm)) {
+    const line = m[0].split('\n');
+    const title = m[2]!.trim();
+    if (
+      title !== '' &&
+      line[0]!.trimEnd().length >= title.length &&
+      line[2]!.trimEnd().length >= title.length
+    )
+      return true;
+  }
+  return false;
+}
+
+/**
+ * A title underlined with a run of one punctuation character at least as
+ * long as the title, as reStructuredText requires; a `"""` under a long line is not one.
+ */
+function rstTitle(chars: string): (text: string) => boolean {
+  const re = new RegExp(`^(.+)\\n([${chars}])\\2{2,}\\s*$`, 'gm');
+  return (text) => {
+    for (const m of text.matchAll(re)) {
+      const title = m[1]!.trim();
+      if (
+        title !== '' &&
+        !/^[=\-~^"'`#*+:.]+$/.test(title) &&
+        m[0].trimEnd().length - m[1]!.length - 1 >= title.length
+      )
+        return true;
+    }
+    return false;
+  };
+}
 
 /**
  * Traits of the prose and code formats. Each trait counts once however often it occurs,
@@ -30,9 +65,18 @@ const TRAITS: Record<FormatId, Trait[]> = {
     [/``[^`\n]+``/, 2],
     [/:[a-z]+:`[^`]+`/, 2],
     [/`[^`\n]+`_/, 2],
-    [/^([=\-~^"'`#*+])\1{2,}\s*$\n.+\n\1{3,}\s*$/m, 3],
-    [/^.+\n([~^"'`#*+:.])\1{2,}\s*$/m, 2],
-    [/^.+\n([=-])\1{2,}\s*$/m, 1],
+    [rstOverlinedTitle, 3],
+    [rstTitle('~^"\'`#*+:.'), 2],
+    [rstTitle('=\\-'), 1],
+  ],
+  org: [
+    [/^#\+(title|author|date|options|startup|property|name|results):/im, 3],
+    [/^\s*#\+begin_(src|quote|example|export|center)\b/im, 3],
+    // A table rule joined with `+` inside `|...|` is Org's own (Markdown joins with `|`).
+    [/^\s*\|-+(\+-+)+\|\s*$/m, 4],
+    [/^\s*:PROPERTIES:\s*$/m, 3],
+    [/\[\[[^\]\n]+\](\[[^\]\n]+\])?\]/, 2],
+    [/^\*+ (TODO |DONE )?\S/m, 1],
   ],
   tex: [
     [/\\documentclass(\[[^\]]*\])?\{/, 5],
@@ -50,6 +94,27 @@ const TRAITS: Record<FormatId, Trait[]> = {
     [/\bself\.\w+/, 1],
     [/^\s*(elif .*|else|try|except.*|finally):\s*$/m, 2],
     [/\bprint\(/, 1],
+    // Statements at the margin: reStructuredText and Markdown indent or fence their code samples.
+    [/^(def|class) \w+.*:\s*$/m, 3],
+    [/^from \.[\w.]* import /m, 2],
+    [/^[ru]?"""/m, 1],
+    [/^\s*(return|raise|yield|pass)\b/m, 1],
+    [/^\s*@\w+(\.\w+)*(\(.*\))?\s*$/m, 2],
+    [/^# -\*- coding[:=]/m, 2],
+    [/^(__all__|__version__|__author__)\s*=/m, 3],
+    [/^\w+ = \{\s*$|^\s+(['"])[^'"\n]*\1: /m, 1],
+  ],
+  // C sources and headers: the registry has no C format, so a win reads as plain text.
+  c: [
+    [/^#\s*include\s*[<"][\w./-]+[>"]/m, 3],
+    [/^#\s*(define|ifndef|ifdef|endif|undef|pragma)\b/m, 2],
+    [/^\s*typedef\s+(struct|enum|union|unsigned|int|char|void|long)\b/m, 3],
+    [
+      /^\s*(static\s+|extern\s+|inline\s+)*(const\s+)?(unsigned\s+|signed\s+)?(void|int|char|long|short|double|float|size_t|struct\s+\w+)\s*\**\s*\w+\s*\(/m,
+      2,
+    ],
+    [/\/\*[\s\S]*?\*\//, 1],
+    [/^\s*(struct|enum|union)\s+\w+\s*\{/m, 2],
   ],
   js: [
     [/\b(const|let|var)\s+[\w$]+\s*=/, 2],
@@ -125,13 +190,13 @@ const MIN_SCORE = 3;
 const DISTINCTIVE = 2;
 
 /** Formats that may quote code in fenced blocks, which must not count as that code's traits. */
-const PROSE = new Set(['md', 'rst', 'tex']);
+const PROSE = new Set(['md', 'rst', 'org', 'tex']);
 
 function score(traits: Trait[], text: string): number {
   let sum = 0;
   let distinctive = false;
-  for (const [re, weight] of traits) {
-    if (!re.test(text)) continue;
+  for (const [trait, weight] of traits) {
+    if (!(typeof trait === 'function' ? trait(text) : trait.test(text))) continue;
     sum += weight;
     if (weight >= DISTINCTIVE) distinctive = true;
   }
@@ -149,5 +214,5 @@ export function bestScored(text: string): { id: FormatId; score: number } | unde
   scores.set('ts', ts >= 3 ? ts + scores.get('js')! : 0);
   let best: { id: FormatId; score: number } | undefined;
   for (const [id, s] of scores) if (s >= MIN_SCORE && (!best || s > best.score)) best = { id, score: s };
-  return best;
+  return best?.id === 'c' ? { id: 'txt', score: best.score } : best;
 }

@@ -1,4 +1,5 @@
 import type { Hono, MiddlewareHandler } from 'hono';
+import { sourceFormatOf } from '../../core/source-format.js';
 import { validateOptions } from '../../engine/options.js';
 import { FileconvError } from '../../errors/index.js';
 import { resolveFormat } from '../../formats/index.js';
@@ -11,6 +12,8 @@ import { checkQuotaLeft, drawQuota, enforceWriteLimit, reportLimits } from '../m
 import { fetchSourceUrl } from '../source-url.js';
 import { newOwnerToken, newRequestId, OWNER_TOKEN, sha256Hex } from '../tokens.js';
 import { checkContentLength, type ParsedUpload, receiveUpload } from '../upload.js';
+import { baseUrl, requestView } from '../views.js';
+import { awaitEnd, MAX_SUBMIT_WAIT_SECONDS, waitMs } from '../wait.js';
 
 /** Detection answers within this time or fails (api.md: synchronous, at most 20 s). */
 const DETECT_TIMEOUT_MS = 20_000;
@@ -77,7 +80,7 @@ function unsupported(key: string): FileconvError {
   );
 }
 
-function readUpload(
+async function readUpload(
   ctx: ServerContext,
   c: Parameters<MiddlewareHandler<AppEnv>>[0],
   key: string,
@@ -85,7 +88,9 @@ function readUpload(
   const incoming = incomingOf(c);
   const tooBig = checkContentLength(incoming, ctx.config.maxUpload);
   if (tooBig) throw tooBig;
-  return receiveUpload(incoming, ctx.blobs, key, ctx.config.maxUpload, ctx.config.uploadPace);
+  const upload = await receiveUpload(incoming, ctx.blobs, key, ctx.config.maxUpload, ctx.config.uploadPace);
+  if (upload.file) ctx.metrics.receivedFile(upload.file.size);
+  return upload;
 }
 
 export function registerIntakeRoutes(app: Hono<AppEnv>, ctx: ServerContext): void {
@@ -155,6 +160,8 @@ export function registerIntakeRoutes(app: Hono<AppEnv>, ctx: ServerContext): voi
     if (ctx.queue.size >= ctx.config.maxQueued) {
       throw new FileconvError('CONVERT_API_UNAVAILABLE', 'The work queue is full; retry after a minute.');
     }
+    // Checked before the body is read, so a bad wait costs the client no upload.
+    const wait = waitMs(c.req.query('wait'), MAX_SUBMIT_WAIT_SECONDS);
     const id = newRequestId();
     const inputKey = `inputs/${id}`;
     const received = Date.now();
@@ -173,6 +180,7 @@ export function registerIntakeRoutes(app: Hono<AppEnv>, ctx: ServerContext): voi
         if (file)
           throw new FileconvError('INVALID_REQUEST', 'Send either a file part or meta.source_url, not both.');
         file = await fetchSourceUrl(ctx, meta.sourceUrl, inputKey, c.req.raw.signal);
+        ctx.metrics.receivedFile(file.size);
         stored = true;
       }
       if (!file)
@@ -191,8 +199,9 @@ export function registerIntakeRoutes(app: Hono<AppEnv>, ctx: ServerContext): voi
       } else if (meta.sourceUrl !== undefined && meta.to !== undefined) {
         report = await engine.detect(path, { filename: file.filename, contentType: file.contentType });
         const to = resolveFormat(meta.to)?.id ?? meta.to;
-        plan = report.detected ? findPlan(plans, `${report.detected}-${to}`) : undefined;
-        if (!plan) throw unsupported(`${report.detected ?? 'unknown'}-${to}`);
+        const from = sourceFormatOf(report);
+        plan = from ? findPlan(plans, `${from}-${to}`) : undefined;
+        if (!plan) throw unsupported(`${from ?? 'unknown'}-${to}`);
       } else {
         throw new FileconvError(
           'INVALID_REQUEST',
@@ -206,6 +215,7 @@ export function registerIntakeRoutes(app: Hono<AppEnv>, ctx: ServerContext): voi
         );
       }
       validateOptions(meta.options ?? {}, optionFamilies(plan));
+      if (meta.webhook) await ctx.webhooks.checkTarget(meta.webhook, c.req.raw.signal);
       report ??= await engine.detect(path, {
         declared: plan.from,
         filename: file.filename,
@@ -250,7 +260,14 @@ export function registerIntakeRoutes(app: Hono<AppEnv>, ctx: ServerContext): voi
         throw e;
       }
       stored = false;
+      if (meta.webhook) ctx.webhooks.register(id, meta.webhook, baseUrl(c, ctx.config));
       ctx.queue.pump();
+      // ?wait=N (an extension of api.md): the finished request as GET /requests/{id} shows it, if it ends in time.
+      const finished = wait > 0 ? await awaitEnd(ctx, id, wait, c.req.raw.signal) : undefined;
+      if (finished && finished.status !== 'running') {
+        c.header('Cache-Control', 'no-store');
+        return c.json(requestView(finished, store.artifacts(id), baseUrl(c, ctx.config)));
+      }
       return c.json({ request_id: id, status: 'running' }, 202);
     } finally {
       if (stored) await blobs.delete(inputKey).catch(() => {});

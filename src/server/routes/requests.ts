@@ -3,24 +3,12 @@ import { FileconvError } from '../../errors/index.js';
 import type { AppEnv, ServerContext } from '../context.js';
 import { encodeOpaque, isRequestId, OWNER_TOKEN, sha256Hex } from '../tokens.js';
 import { baseUrl, recentView, requestView, timelineText, timelineView } from '../views.js';
+import { awaitEnd, MAX_READ_WAIT_SECONDS, waitMs } from '../wait.js';
 
 /** How long a download link from the artifact path stays valid. */
 export const LINK_TTL_SECONDS = 3600;
 const RECENT_DEFAULT = 20;
 const RECENT_MAX = 100;
-/** Longest long-poll a reader may ask for, in seconds; kept under common proxy idle timeouts. */
-export const MAX_WAIT_SECONDS = 30;
-
-/** The `wait` query parameter in ms: absent means 0 (answer now); anything but 0..30 is refused. */
-function waitMs(raw: string | undefined): number {
-  if (raw === undefined) return 0;
-  if (!/^\d{1,2}$/.test(raw) || Number(raw) > MAX_WAIT_SECONDS)
-    throw new FileconvError(
-      'INVALID_REQUEST',
-      `wait must be a whole number of seconds from 0 to ${MAX_WAIT_SECONDS}.`,
-    );
-  return Number(raw) * 1000;
-}
 
 export function registerRequestRoutes(app: Hono<AppEnv>, ctx: ServerContext): void {
   const { store } = ctx;
@@ -55,16 +43,9 @@ export function registerRequestRoutes(app: Hono<AppEnv>, ctx: ServerContext): vo
   // or N seconds pass; the queue's change signal wakes it, and the store is read again to answer.
   app.get('/api/public/requests/:id', async (c) => {
     const id = c.req.param('id');
-    const wait = waitMs(c.req.query('wait'));
+    const wait = waitMs(c.req.query('wait'), MAX_READ_WAIT_SECONDS);
     let r = load(id);
-    if (wait > 0 && r.status === 'running') {
-      const until = Date.now() + wait;
-      const gone = c.req.raw.signal;
-      while (r.status === 'running' && Date.now() < until && !gone.aborted) {
-        await ctx.queue.changes.waitFor(id, until - Date.now(), gone);
-        r = load(id);
-      }
-    }
+    if (r.status === 'running') r = (await awaitEnd(ctx, id, wait, c.req.raw.signal)) ?? r;
     c.header('Cache-Control', 'no-store');
     return c.json(requestView(r, store.artifacts(r.id), baseUrl(c, ctx.config)));
   });

@@ -1,0 +1,90 @@
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { StepContext } from '../../src/engine/contract.js';
+import type { ConversionOptions } from '../../src/engine/options.js';
+import { FileconvError } from '../../src/errors/index.js';
+import type { FormatId } from '../../src/formats/index.js';
+import { EngineProcessError, findBinary, runProcess } from '../../src/run/process.js';
+import { type Site, singlePageSite } from './site.js';
+
+/** pandoc readers of the text formats printed through HTML; plain text needs no reader. */
+export const MARKUP_READERS: Partial<Record<FormatId, string>> = {
+  md: 'markdown',
+  rst: 'rst',
+  org: 'org',
+};
+
+/**
+ * The default look of text printed through HTML: a readable serif body, sans-serif headings,
+ * code on a tinted block that wraps instead of running off the page, ruled tables across the
+ * width, images no wider than the text.
+ */
+export const PRINT_STYLESHEET = `
+html { font-size: 11pt; line-height: 1.5; color: #1a1a1a; background: #fff; }
+body { margin: 0; max-width: none; padding: 0; font-family: 'DejaVu Serif', Georgia, serif;
+  hyphens: auto; overflow-wrap: break-word; }
+h1, h2, h3, h4, h5, h6 { font-family: 'DejaVu Sans', Helvetica, Arial, sans-serif; line-height: 1.25;
+  margin: 1.4em 0 0.5em; break-after: avoid; }
+h1 { font-size: 1.9em; } h2 { font-size: 1.5em; } h3 { font-size: 1.2em; }
+p, ul, ol, dl, blockquote, table, pre { margin: 0 0 0.9em; }
+a { color: #1d4ed8; text-decoration: none; }
+code, pre, kbd { font-family: 'DejaVu Sans Mono', Menlo, Consolas, monospace; font-size: 0.88em; }
+code { background: #f3f4f6; padding: 0.1em 0.3em; border-radius: 3px; }
+pre { background: #f3f4f6; padding: 0.8em 1em; border-radius: 4px; white-space: pre-wrap;
+  break-inside: avoid; }
+pre code { background: none; padding: 0; }
+pre.plain { background: none; padding: 0; font-size: 10pt; }
+blockquote { border-left: 4px solid #d1d5db; padding-left: 1em; color: #4b5563; }
+table { border-collapse: collapse; width: 100%; break-inside: auto; }
+th, td { border: 1px solid #d1d5db; padding: 0.35em 0.6em; text-align: left; vertical-align: top; }
+thead th { background: #f3f4f6; }
+tr { break-inside: avoid; }
+img, svg { max-width: 100%; height: auto; }
+hr { border: none; border-top: 1px solid #d1d5db; }
+header#title-block-header { margin-bottom: 2em; }
+`;
+
+const H1_PAGE_BREAKS =
+  'h1 { break-before: page; } body > h1:first-of-type, header + h1 { break-before: auto; }';
+
+function escapeHtml(text: string): string {
+  return text.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]!);
+}
+
+/** Plain text as one preformatted block that keeps its lines and wraps long ones. */
+function plainTextPage(text: string): string {
+  return `<!DOCTYPE html>\n<html><head><meta charset="utf-8"><title>Document</title><link rel="stylesheet" href="style.css"></head>\n<body><pre class="plain">${escapeHtml(text)}</pre></body></html>\n`;
+}
+
+/**
+ * Turns a text document into a standalone HTML page beside the print stylesheet: pandoc (in its
+ * sandbox, so the document can read no file or URL) for Markdown, reST and Org; plain text as is.
+ */
+export async function markupSite(
+  input: string,
+  from: FormatId,
+  options: ConversionOptions,
+  ctx: StepContext,
+): Promise<Site> {
+  const page = join(ctx.workDir, 'page.html');
+  const reader = MARKUP_READERS[from];
+  if (reader) {
+    const pandoc = findBinary(['pandoc']);
+    if (!pandoc) throw new FileconvError('CONVERT_FAILED', 'pandoc is not installed.');
+    const args = ['--sandbox', '-f', reader, '-t', 'html5', '-s', '--css', 'style.css'];
+    args.push('--metadata', 'pagetitle=Document', '-o', page, '--', input);
+    try {
+      await runProcess(pandoc, args, ctx);
+    } catch (e) {
+      if (e instanceof EngineProcessError)
+        throw new FileconvError('MALFORMED_DOCUMENT', undefined, { cause: e });
+      throw e;
+    }
+  } else {
+    await writeFile(page, plainTextPage(await readFile(input, 'utf8')));
+  }
+  const site = await singlePageSite(page, ctx.workDir);
+  const css = PRINT_STYLESHEET + (options.break_before_h1 ? H1_PAGE_BREAKS : '');
+  await writeFile(join(site.root, 'style.css'), css);
+  return site;
+}

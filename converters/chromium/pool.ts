@@ -1,0 +1,258 @@
+import { rm } from 'node:fs/promises';
+import type { BrowserContext, BrowserContextOptions, Page } from 'playwright-core';
+import { FileconvError } from '../../src/errors/index.js';
+import { type LaunchedBrowser, launchBrowser } from './launch.js';
+
+/**
+ * One warm headless browser per process, shared by every conversion: starting Chromium costs
+ * about half a second and a page in a warm one a fraction of that. Each conversion gets a fresh
+ * browser context (its own cookies, storage and cache, nothing shared with the one before), closed
+ * when it ends. The browser is replaced after a number of conversions, when it crashes, and when
+ * a context it holds cannot be closed (a renderer stuck in a script).
+ */
+
+/** A context no page has used yet, with one blank page and what `prepare` made of it. */
+interface Fresh {
+  context: BrowserContext;
+  page: Page;
+  prepared: unknown;
+}
+
+interface Warm {
+  launched: LaunchedBrowser & { sandboxError?: string };
+  conversions: number;
+  active: number;
+  retiring: boolean;
+  /** The next conversion's context, opened ahead with the options of the last one. */
+  spare?: { key: string; ready: Promise<Fresh | undefined> };
+}
+
+interface Slot {
+  promise: Promise<Warm>;
+  warm?: Warm;
+}
+
+/** How long closing a context may take before the browser is taken for stuck and replaced. */
+const CONTEXT_CLOSE_MS = 5_000;
+
+let slot: Slot | undefined;
+let conversions = 0;
+let restarts: Record<string, number> = {};
+let lastMode: { mode: string; sandboxError?: string } | undefined;
+
+function maxConversions(): number {
+  const fromEnv = Number(process.env.FILECONV_CHROMIUM_MAX_CONVERSIONS);
+  return Number.isInteger(fromEnv) && fromEnv > 0 ? fromEnv : 100;
+}
+
+function usable(w: Warm): boolean {
+  return !w.retiring && w.launched.browser.isConnected();
+}
+
+function stop(w: Warm): void {
+  w.launched.browser
+    .close()
+    .catch(() => undefined)
+    .then(() => rm(w.launched.profile, { recursive: true, force: true }))
+    .catch(() => undefined);
+}
+
+function retire(w: Warm, why: string, log?: (m: string) => void): void {
+  if (w.retiring) return;
+  w.retiring = true;
+  restarts[why] = (restarts[why] ?? 0) + 1;
+  log?.(`browser replaced (${why})`);
+  if (slot?.warm === w) slot = undefined;
+  // A browser retired for its age finishes the pages it is printing first.
+  if (w.active === 0 || why !== 'conversion limit') stop(w);
+}
+
+function acquire(log?: (m: string) => void): Promise<Warm> {
+  if (slot && (!slot.warm || usable(slot.warm))) return slot.promise;
+  if (slot?.warm) retire(slot.warm, 'crashed', log);
+  const fresh: Slot = {
+    promise: launchBrowser().then(
+      (launched) => {
+        const w: Warm = { launched, conversions: 0, active: 0, retiring: false };
+        fresh.warm = w;
+        lastMode = { mode: launched.mode, sandboxError: launched.sandboxError };
+        launched.browser.on('disconnected', () => {
+          if (!w.retiring) retire(w, 'crashed');
+        });
+        return w;
+      },
+      (e: unknown) => {
+        if (slot === fresh) slot = undefined;
+        throw new FileconvError('CONVERT_FAILED', `Chromium could not start: ${(e as Error).message}`, {
+          cause: e,
+        });
+      },
+    ),
+  };
+  slot = fresh;
+  log?.('starting the browser');
+  return fresh.promise;
+}
+
+async function closeContext(w: Warm, context: BrowserContext, log?: (m: string) => void): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const closed = await Promise.race([
+    context.close().then(
+      () => true,
+      () => !w.launched.browser.isConnected(),
+    ),
+    new Promise<boolean>((resolve) => {
+      timer = setTimeout(() => resolve(false), CONTEXT_CLOSE_MS);
+    }),
+  ]);
+  clearTimeout(timer);
+  if (!closed) retire(w, 'stuck page', log);
+}
+
+type Prepare = (context: BrowserContext) => Promise<unknown>;
+
+async function openFresh(w: Warm, options: BrowserContextOptions, prepare: Prepare): Promise<Fresh> {
+  const context = await w.launched.browser.newContext(options);
+  try {
+    const prepared = await prepare(context);
+    return { context, page: await context.newPage(), prepared };
+  } catch (e) {
+    await context.close().catch(() => undefined);
+    throw e;
+  }
+}
+
+/** A fresh context for a conversion: the one opened ahead if it has the same options. */
+function takeFresh(w: Warm, options: BrowserContextOptions, prepare: Prepare): Promise<Fresh> {
+  const key = JSON.stringify(options);
+  const spare = w.spare;
+  w.spare = undefined;
+  if (spare?.key === key) return spare.ready.then((f) => f ?? openFresh(w, options, prepare));
+  void spare?.ready.then((f) => f?.context.close().catch(() => undefined));
+  return openFresh(w, options, prepare);
+}
+
+/**
+ * Opens the next conversion's context now, with this one's options: starting a page's renderer
+ * process costs more than printing the page, and between conversions the machine has time for it.
+ * Opened after a conversion, not beside it, so the two do not compete for the CPU.
+ */
+function openSpare(w: Warm, options: BrowserContextOptions, prepare: Prepare): void {
+  if (w.spare || !usable(w)) return;
+  w.spare = { key: JSON.stringify(options), ready: openFresh(w, options, prepare).catch(() => undefined) };
+}
+
+export interface PageJob<T, P> {
+  context: BrowserContextOptions;
+  /** Sets up a new context before any page of it loads (routes, init scripts); the same for every job. */
+  prepare(context: BrowserContext): Promise<P>;
+  timeoutMs: number;
+  signal: AbortSignal;
+  log?: (message: string) => void;
+  /** Works on the fresh context's blank page; must honour `deadline` (ms since the epoch) for its own waits. */
+  run(page: Page, prepared: P, deadline: number): Promise<T>;
+}
+
+function timedOut(timeoutMs: number): FileconvError {
+  return new FileconvError(
+    'CONVERT_FAILED',
+    `Chromium took longer than ${Math.max(1, Math.round(timeoutMs / 1000))} s and was stopped.`,
+  );
+}
+
+/**
+ * Runs `job.run` in a fresh context of the warm browser, within the job's time limit. A browser
+ * that crashed under the page is replaced and the page tried once more on the fresh one.
+ */
+export async function withBrowserContext<T, P>(job: PageJob<T, P>): Promise<T> {
+  const deadline = Date.now() + job.timeoutMs;
+  for (let attempt = 0; ; attempt++) {
+    if (job.signal.aborted) throw new FileconvError('CONVERT_FAILED', 'The conversion was cancelled.');
+    const w = await acquire(job.log);
+    w.active++;
+    let context: BrowserContext | undefined;
+    let timer: NodeJS.Timeout | undefined;
+    let stopped: FileconvError | undefined;
+    const onAbort = () => {
+      stopped = new FileconvError('CONVERT_FAILED', 'The conversion was cancelled.');
+      void context?.close().catch(() => undefined);
+    };
+    try {
+      const fresh = await takeFresh(w, job.context, job.prepare);
+      context = fresh.context;
+      job.signal.addEventListener('abort', onAbort, { once: true });
+      const guard = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => {
+          stopped = timedOut(job.timeoutMs);
+          reject(stopped);
+        }, deadline - Date.now());
+      });
+      return await Promise.race([job.run(fresh.page, fresh.prepared as P, deadline), guard]);
+    } catch (e) {
+      if (stopped) throw stopped;
+      const crashed = !w.launched.browser.isConnected();
+      if (crashed && attempt === 0 && Date.now() < deadline) {
+        job.log?.('the browser crashed; trying once more on a fresh one');
+        continue;
+      }
+      if (e instanceof FileconvError) throw e;
+      throw new FileconvError('CONVERT_FAILED', `Chromium failed: ${(e as Error).message}`.slice(0, 600), {
+        cause: e,
+      });
+    } finally {
+      clearTimeout(timer);
+      job.signal.removeEventListener('abort', onAbort);
+      // Closed behind the caller's back: the output is written, and a stuck close retires the browser.
+      if (context) void closeContext(w, context, job.log);
+      w.active--;
+      w.conversions++;
+      conversions++;
+      if (w.conversions >= maxConversions()) retire(w, 'conversion limit', job.log);
+      if (w.retiring && w.active === 0) stop(w);
+      else openSpare(w, job.context, job.prepare);
+    }
+  }
+}
+
+export interface BrowserPoolStatus {
+  running: boolean;
+  /** The running browser's profile folder (its command line names it). */
+  profile?: string;
+  mode?: string;
+  sandboxError?: string;
+  conversions: number;
+  maxConversions: number;
+  restarts: Record<string, number>;
+}
+
+/** The warm browser's state for doctor, tests and benchmarks. */
+export function browserPoolStatus(): BrowserPoolStatus {
+  return {
+    running: slot?.warm !== undefined && usable(slot.warm),
+    profile: slot?.warm?.launched.profile,
+    ...lastMode,
+    conversions,
+    maxConversions: maxConversions(),
+    restarts: { ...restarts },
+  };
+}
+
+/** Starts the browser now (doctor, benchmarks): a browser that cannot start says so here. */
+export async function warmBrowser(): Promise<BrowserPoolStatus> {
+  await acquire();
+  return browserPoolStatus();
+}
+
+/** Closes the browser and removes its profile; the next conversion starts a new one. */
+export async function closeBrowserPool(): Promise<void> {
+  const current = slot;
+  slot = undefined;
+  const w = await current?.promise.catch(() => undefined);
+  if (w) {
+    w.retiring = true;
+    await w.launched.browser.close().catch(() => undefined);
+    await rm(w.launched.profile, { recursive: true, force: true });
+  }
+  conversions = 0;
+  restarts = {};
+}

@@ -1,0 +1,58 @@
+import { copyFile, rm, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { type ConversionEdge, defineConverter } from '../src/engine/contract.js';
+import { FileconvError } from '../src/errors/index.js';
+import { extensionOf } from '../src/formats/index.js';
+import { EngineProcessError, probeBinary, runProcess } from '../src/run/process.js';
+
+/** heif-dec is the newer name of the same tool; Debian 12 ships heif-convert. */
+const BINARY = ['heif-dec', 'heif-convert'];
+const VERSION = /libheif version:?\s*(\d[\d.]*)/;
+
+/*
+ * A fallback behind ImageMagick for HEIC: libheif's own decoder, for files ImageMagick 6 does not
+ * open. Dearer than ImageMagick so it only runs when ImageMagick failed.
+ */
+const edges: ConversionEdge[] = [
+  { from: 'heic', to: 'png', family: 'image', lossy: false, cost: 8 },
+  { from: 'heic', to: 'jpg', family: 'image', lossy: true, cost: 8 },
+];
+
+const UNREADABLE = /not an HEIF|unsupported HEIF|Could not read HEIF|Invalid input/i;
+
+export default defineConverter({
+  name: 'libheif',
+  description:
+    "libheif's decoder (heif-convert): HEIC to PNG and JPEG, the fallback for HEIC files ImageMagick cannot read",
+  packages: ['libheif-examples'],
+  edges,
+  concurrency: 2,
+  timeoutMs: 60_000,
+  probe: () => probeBinary(BINARY, ['--help'], VERSION),
+  async run({ edge, input, outDir, options }, ctx) {
+    const probe = await probeBinary(BINARY, ['--help'], VERSION);
+    if (!probe.ok || !probe.path)
+      throw new FileconvError('CONVERT_FAILED', probe.detail ?? 'heif-convert not found');
+    // heif-convert picks its reader by content and its writer by the output's suffix.
+    const source = join(ctx.workDir, 'input.heic');
+    await copyFile(input, source);
+    const output = join(outDir, `output.${extensionOf(edge.to)}`);
+    const quality = edge.to === 'jpg' && options.quality ? ['-q', String(options.quality)] : [];
+    ctx.log(`heif-convert heic -> ${edge.to}`);
+    try {
+      await runProcess(probe.path, ['--quiet', ...quality, source, output], ctx);
+    } catch (e) {
+      await rm(output, { force: true });
+      if (e instanceof EngineProcessError && UNREADABLE.test(e.output))
+        throw new FileconvError('MALFORMED_DOCUMENT', undefined, { cause: e });
+      throw e;
+    }
+    const size = await stat(output).then(
+      (s) => s.size,
+      () => 0,
+    );
+    if (size === 0) throw new FileconvError('MALFORMED_DOCUMENT', 'heif-convert wrote no image.');
+    ctx.progress(1);
+    return { files: [output] };
+  },
+});

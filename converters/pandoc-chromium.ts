@@ -1,0 +1,45 @@
+import { join } from 'node:path';
+import { defineConverter, edgesBetween } from '../src/engine/contract.js';
+import type { FormatId } from '../src/formats/index.js';
+import { findBinary, probeBinary } from '../src/run/process.js';
+import { CHROMIUM_NAMES } from './chromium/launch.js';
+import { MARKUP_READERS, markupSite } from './chromium/markup.js';
+import { closeBrowserPool } from './chromium/pool.js';
+import { renderSite } from './chromium/render.js';
+
+// Cheaper than pandoc to HTML then Chromium (5 + 10) and than LibreOffice (20): text documents
+// print through HTML with the print stylesheet in one step.
+const TEXT_MARGIN = '20mm';
+
+const EDGES = edgesBetween([...Object.keys(MARKUP_READERS), 'txt'] as FormatId[], ['pdf'], {
+  family: 'text',
+  lossy: false,
+  cost: 12,
+});
+
+export default defineConverter({
+  name: 'pandoc-chromium',
+  description:
+    'Markdown, reStructuredText, Org and plain text to PDF: pandoc to HTML with a print stylesheet, printed by headless Chromium',
+  packages: ['pandoc', 'chromium', 'fonts-dejavu-core'],
+  edges: EDGES,
+  concurrency: 2,
+  timeoutMs: 60_000,
+  async probe() {
+    const browser = await probeBinary(CHROMIUM_NAMES, ['--version'], /(?:Chromium|Chrome) (\d[\d.]*)/);
+    if (!browser.ok) return browser;
+    if (!findBinary(['pandoc'])) return { ok: false, detail: 'pandoc not found on PATH' };
+    return browser;
+  },
+  // The same warm browser as the chromium engine.
+  close: closeBrowserPool,
+  async run({ edge, input, outDir, options }, ctx) {
+    const site = await markupSite(input, edge.from, options, ctx);
+    ctx.progress(0.2);
+    const output = join(outDir, 'output.pdf');
+    // Text pages read better with a book-like margin than a web page's printer default.
+    await renderSite(site, 'pdf', output, { ...options, margin: options.margin ?? TEXT_MARGIN }, ctx);
+    ctx.progress(1);
+    return { files: [output] };
+  },
+});

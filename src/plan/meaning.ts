@@ -1,0 +1,226 @@
+import type { ConversionEdge } from '../engine/contract.js';
+import { type FormatFamily, type FormatId, getFormat } from '../formats/index.js';
+
+/**
+ * The catalog rule: a chain is listed only where every step keeps the meaning of the content.
+ * The planner carries what the content is (its kind) along a chain; each step either keeps the
+ * kind, turns it into another one (rendering pages to pictures, OCR, speech), or has no sensible
+ * result and ends the chain. Every format a step writes must be one that can hold the kind.
+ */
+export type ContentKind =
+  | 'prose'
+  | 'table'
+  | 'picture'
+  | 'animation'
+  | 'frame'
+  | 'recording'
+  | 'speech'
+  | 'motion'
+  | 'clip'
+  | 'recognised'
+  | 'transcript';
+
+/** What a step does to the content, from the engine family and the family of the format it writes. */
+export type StepAction = 'words' | 'image' | 'audio' | 'video' | 'ocr' | 'speak' | 'transcribe';
+
+/** Which formats can hold a kind: whole format families, plus or minus single formats. */
+interface Holders {
+  families: readonly FormatFamily[];
+  plus?: readonly FormatId[];
+  except?: readonly FormatId[];
+}
+
+/** A turn a step may take: the kind it leaves, and whether it may only read the user's own file. */
+interface Turn {
+  becomes: ContentKind;
+  /** The step must be the first of its chain (it reads the file the user gave, not a derived one). */
+  firstStepOnly?: true;
+}
+
+export interface KindRule {
+  kind: ContentKind;
+  /** What the kind is, for the docs. */
+  what: string;
+  holders: Holders;
+  turns: Partial<Record<StepAction, Turn>>;
+  /** Why the kind goes no further than its holders and turns: the chain classes it keeps out. */
+  excludes: string;
+}
+
+const WORD_FAMILIES: readonly FormatFamily[] = [
+  'document',
+  'text',
+  'ebook',
+  'code',
+  'data',
+  'spreadsheet',
+  'presentation',
+  'archive',
+];
+/** Formats that hold printed pages, and so a picture placed on a page. */
+const PAGE_FORMATS: readonly FormatId[] = ['pdf', 'pdfa', 'ps'];
+const PICTURE_HOLDERS: Holders = { families: ['image'], plus: PAGE_FORMATS };
+/** A picture stays one on a page or in another image format, and becomes text through OCR only. */
+const PICTURE_TURNS: KindRule['turns'] = {
+  image: { becomes: 'picture' },
+  words: { becomes: 'picture' },
+  ocr: { becomes: 'recognised' },
+};
+
+export const KIND_RULES: readonly KindRule[] = [
+  {
+    kind: 'prose',
+    what: 'text with its structure: documents, plain text, markup, ebooks, code',
+    holders: { families: WORD_FAMILIES },
+    turns: {
+      words: { becomes: 'prose' },
+      image: { becomes: 'picture' },
+      // a PDF that is scanned pages has its words in pictures
+      ocr: { becomes: 'recognised' },
+      speak: { becomes: 'speech', firstStepOnly: true },
+    },
+    excludes:
+      'Speech is made only from the plain text the user gave (txt to mp3): a Word file, a PDF or an ' +
+      'ebook read aloud after flattening to text loses headings, tables and reading order, so ' +
+      'document to audio is not listed. Documents never become video.',
+  },
+  {
+    kind: 'table',
+    what: 'rows and cells, or slides: spreadsheets, data files, presentations',
+    holders: { families: WORD_FAMILIES.filter((f) => f !== 'ebook') },
+    turns: { words: { becomes: 'table' }, image: { becomes: 'picture' } },
+    excludes:
+      'An ebook is reflowable prose; a sheet, a data file or a slide deck poured into one is not a ' +
+      'book anyone reads, so spreadsheet, data and presentation to ebook are not listed, nor to audio.',
+  },
+  {
+    kind: 'picture',
+    what: 'an image, or a page rendered to one',
+    holders: PICTURE_HOLDERS,
+    turns: PICTURE_TURNS,
+    excludes:
+      'A picture may sit on a page (png to pdf) but in no format made for text: image to ebook, ' +
+      'html, Markdown, tex, rst or office documents would only wrap the picture or lose it. Text ' +
+      'comes out of a picture through OCR only.',
+  },
+  {
+    kind: 'animation',
+    what: 'an animated GIF as given by the user',
+    holders: PICTURE_HOLDERS,
+    turns: { ...PICTURE_TURNS, video: { becomes: 'clip' } },
+    excludes: 'As a picture; in addition an animation becomes a video (gif to mp4, webm).',
+  },
+  {
+    kind: 'frame',
+    what: 'a still or a GIF taken from a video',
+    holders: { families: ['image'] },
+    turns: { image: { becomes: 'frame' } },
+    excludes:
+      'A frame of a video is a thumbnail or a clip: it is not put on a page, and OCR never reads ' +
+      'it (nobody converting a video to a document means "recognise the text of one frame").',
+  },
+  {
+    kind: 'recording',
+    what: 'recorded sound: audio files and the soundtrack of a video',
+    holders: { families: ['audio'] },
+    turns: { audio: { becomes: 'recording' }, transcribe: { becomes: 'transcript' } },
+    excludes: 'Sound becomes text only through speech recognition; it never becomes a picture or a video.',
+  },
+  {
+    kind: 'speech',
+    what: 'speech synthesised from text',
+    holders: { families: ['audio'] },
+    turns: { audio: { becomes: 'speech' } },
+    excludes: 'Synthesised speech is not recognised back into text (the text was the input).',
+  },
+  {
+    kind: 'motion',
+    what: 'a video',
+    holders: { families: ['video'] },
+    turns: { video: { becomes: 'motion' }, audio: { becomes: 'recording' }, image: { becomes: 'frame' } },
+    excludes:
+      'A video gives a video, its soundtrack, a frame or the transcript of its speech; never a document.',
+  },
+  {
+    kind: 'clip',
+    what: 'a video made from an animation',
+    holders: { families: ['video'] },
+    turns: { video: { becomes: 'clip' } },
+    excludes: 'It has no sound, so it never gives audio; its frames are the animation the user gave.',
+  },
+  {
+    kind: 'recognised',
+    what: 'text read from a picture by OCR: words without structure',
+    holders: { families: ['text', 'document'], except: ['tex', 'rst'] },
+    turns: { words: { becomes: 'recognised' } },
+    excludes:
+      'Recognised text is a draft to read or edit: plain text, Markdown, HTML, office documents and ' +
+      'PDF. It has no chapters for an ebook nor markup for tex or rst, and it is never read aloud ' +
+      '(OCR to speech) or rendered back to a picture.',
+  },
+  {
+    kind: 'transcript',
+    what: 'text recognised from speech',
+    holders: { families: [], plus: ['txt'] },
+    turns: {},
+    excludes:
+      'A transcript is plain text and is offered as txt only: mp3 or mp4 to pdf, docx or an ebook ' +
+      'through speech recognition is not what anyone converting a recording or a video to a ' +
+      'document expects, and the recogniser gives no punctuation or layout to carry.',
+  },
+];
+
+const RULES = new Map(KIND_RULES.map((r) => [r.kind, r]));
+
+/** The kind of the user's file, from its format. */
+export function sourceKind(format: FormatId): ContentKind {
+  if (format === 'gif') return 'animation';
+  switch (getFormat(format)?.family) {
+    case 'image':
+      return 'picture';
+    case 'audio':
+      return 'recording';
+    case 'video':
+      return 'motion';
+    case 'spreadsheet':
+    case 'presentation':
+    case 'data':
+      return 'table';
+    default:
+      return 'prose';
+  }
+}
+
+export function stepAction(edge: ConversionEdge): StepAction {
+  const target = getFormat(edge.to)?.family;
+  if (edge.family === 'ocr') return 'ocr';
+  if (edge.family === 'voice') return target === 'audio' ? 'speak' : 'transcribe';
+  if (target === 'image' || target === 'audio' || target === 'video') return target;
+  return 'words';
+}
+
+function holds(holders: Holders, format: FormatId): boolean {
+  if (holders.except?.includes(format)) return false;
+  if (holders.plus?.includes(format)) return true;
+  const family = getFormat(format)?.family;
+  return family !== undefined && holders.families.includes(family);
+}
+
+/**
+ * The kind after `edge` runs on content of `kind` as step number `index` (0-based), or undefined
+ * when the step would not keep the meaning (the chain is then not listed).
+ */
+export function nextKind(kind: ContentKind, edge: ConversionEdge, index: number): ContentKind | undefined {
+  const turn = RULES.get(kind)?.turns[stepAction(edge)];
+  if (!turn || (turn.firstStepOnly && index > 0)) return undefined;
+  return holds(RULES.get(turn.becomes)!.holders, edge.to) ? turn.becomes : undefined;
+}
+
+/** The formats a kind may be written as, in words for the docs. */
+export function holdersText(rule: KindRule): string {
+  const { families, plus = [], except = [] } = rule.holders;
+  const parts = families.length > 0 ? [`${families.join(', ')} formats`] : [];
+  if (plus.length > 0) parts.push(`${parts.length > 0 ? 'and ' : ''}${plus.join(', ')}`);
+  if (except.length > 0) parts.push(`except ${except.join(', ')}`);
+  return parts.join(' ');
+}

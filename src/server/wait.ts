@@ -1,0 +1,39 @@
+import { FileconvError } from '../errors/index.js';
+import type { RequestRecord } from '../store/types.js';
+import type { ServerContext } from './context.js';
+
+/** Longest long-poll on a request, in seconds; kept under common proxy idle timeouts. */
+export const MAX_READ_WAIT_SECONDS = 30;
+/** Longest wait on submit, in seconds: a conversion may take a while, and the client asked to hold on. */
+export const MAX_SUBMIT_WAIT_SECONDS = 60;
+
+/** The `wait` query parameter in ms: absent means 0 (answer now); anything but 0..max is refused. */
+export function waitMs(raw: string | undefined, maxSeconds: number): number {
+  if (raw === undefined) return 0;
+  if (!/^\d{1,2}$/.test(raw) || Number(raw) > maxSeconds)
+    throw new FileconvError(
+      'INVALID_REQUEST',
+      `wait must be a whole number of seconds from 0 to ${maxSeconds}.`,
+    );
+  return Number(raw) * 1000;
+}
+
+/**
+ * Holds until request `id` is no longer running or `ms` pass (or the client hangs up), woken by the
+ * queue's change signal; the store is read again after each wake and stays the source of truth.
+ */
+export async function awaitEnd(
+  ctx: ServerContext,
+  id: string,
+  ms: number,
+  gone: AbortSignal,
+): Promise<RequestRecord | undefined> {
+  let r = ctx.store.getRequest(id);
+  if (ms <= 0) return r;
+  const until = Date.now() + ms;
+  while (r?.status === 'running' && Date.now() < until && !gone.aborted) {
+    await ctx.queue.changes.waitFor(id, until - Date.now(), gone);
+    r = ctx.store.getRequest(id);
+  }
+  return r;
+}

@@ -1,0 +1,181 @@
+/**
+ * `npm run realworld`: detection and conversion figures on the real-world corpus (docs/corpus.md).
+ * Detects every corpus file, converts each whole file to its format's usual targets in-process
+ * (a bounded timeout a case, two at a time) and checks every output with an independent tool.
+ * Prints per-format figures and every miss; exits 1 under the thresholds.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { basename, join } from 'node:path';
+import { sourceFormatOf } from '../../src/core/source-format.js';
+import { detect } from '../../src/detect/index.js';
+import { CONVERSION_DETAIL_CODES, isFileconvError } from '../../src/errors/index.js';
+import { getFormat } from '../../src/formats/index.js';
+import { mapLimit } from '../../src/run/pool.js';
+import { runConversion } from '../../src/run/runner.js';
+import { CASE_CHECKS, isTarget, targetsFor } from './checks.js';
+import { type CorpusFile, fetchCorpus } from './fetch.js';
+
+const DETECTION_OVERALL = 0.98;
+const DETECTION_PER_FORMAT = 0.9;
+const CONVERSION_OVERALL = 0.98;
+const CASE_TIMEOUT_MS = 120_000;
+const PARALLEL = 2;
+/** Codes a broken file may end in: the conversion was refused for a stated reason. */
+const CLEAR_CODES = new Set<string>([...CONVERSION_DETAIL_CODES, 'UNSUPPORTED_CONVERSION']);
+
+interface Outcome {
+  name: string;
+  format: string;
+  ok: boolean;
+  why?: string;
+}
+
+const canonical = (id: string) => getFormat(id)?.detectsAs ?? id;
+
+/**
+ * Two figures: the bytes alone (the detector's `detected`), and the source format a conversion
+ * starts from (sourceFormatOf: the bytes, or the file's name where text heuristics allow it).
+ * Thresholds apply to the second; a plain-text LICENSE.md is Markdown only by its name.
+ */
+async function detectAll(files: CorpusFile[]) {
+  const sources = new Map<string, string>();
+  const bytes: Outcome[] = [];
+  const named: Outcome[] = [];
+  await mapLimit(files, 4, async (f) => {
+    const report = await detect(f.file, { filename: basename(f.name) });
+    const source = sourceFormatOf(report);
+    if (source) sources.set(f.name, source);
+    const judge = (id: string | undefined, out: Outcome[]) => {
+      const ok = id !== undefined && canonical(id) === canonical(f.format);
+      out.push({ name: f.name, format: f.format, ok, why: ok ? undefined : `got ${id ?? 'nothing'}` });
+    };
+    judge(report.detected, bytes);
+    judge(source ?? 'bin', named);
+  });
+  return { bytes, named, sources };
+}
+
+function withTimeout<T>(work: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  const abort = new AbortController();
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      abort.abort();
+      reject(new Error(`no answer within ${CASE_TIMEOUT_MS / 1000} s`));
+    }, CASE_TIMEOUT_MS);
+  });
+  return Promise.race([work(abort.signal), timeout]).finally(() => clearTimeout(timer));
+}
+
+const isBroken = (f: CorpusFile) => f.cut !== undefined || f.broken === true;
+
+/** Converts as a user would: a PDF without a text layer is tried again with OCR, as NEEDS_OCR advises. */
+async function convertLikeAUser(f: CorpusFile, from: string, to: string, outDir: string) {
+  const run = (options?: unknown) =>
+    withTimeout((signal) => runConversion({ input: f.file, from, to, outDir, signal, options }));
+  try {
+    return await run();
+  } catch (e) {
+    if (isFileconvError(e) && e.code === 'NEEDS_OCR') return run({ ocr: true });
+    throw e;
+  }
+}
+
+/** One conversion case: a whole file must give a checked output; a broken one a clear code (or a good output). */
+async function convertCase(f: CorpusFile, from: string | undefined, to: string): Promise<Outcome> {
+  const name = `${f.name} -> ${to}`;
+  const outDir = await mkdtemp(join(tmpdir(), 'fileconv-realworld-'));
+  try {
+    if (!from) throw new Error('no source format');
+    const result = await convertLikeAUser(f, from, to, outDir);
+    const output = result.files[0]?.path;
+    if (!output) return { name, format: f.format, ok: false, why: 'no output' };
+    for (const check of [isTarget, ...CASE_CHECKS.map((c) => (o: string, t: string) => c(o, t, f.file))]) {
+      const why = await check(output, to);
+      if (why) return { name, format: f.format, ok: false, why };
+    }
+    return { name, format: f.format, ok: true };
+  } catch (e) {
+    const code = isFileconvError(e) ? e.code : undefined;
+    if (isBroken(f) && code && CLEAR_CODES.has(code)) return { name, format: f.format, ok: true };
+    const why = code
+      ? `${code}: ${(e as Error).message.split('\n')[0]!.slice(0, 160)}`
+      : `crash: ${(e as Error).message}`;
+    return { name, format: f.format, ok: false, why };
+  } finally {
+    await rm(outDir, { recursive: true, force: true });
+  }
+}
+
+function table(title: string, outcomes: Outcome[]): { rate: number; perFormat: Map<string, number> } {
+  const groups = new Map<string, Outcome[]>();
+  for (const o of outcomes) groups.set(o.format, [...(groups.get(o.format) ?? []), o]);
+  const perFormat = new Map<string, number>();
+  console.log(`\n${title}`);
+  for (const [format, list] of [...groups].sort(([a], [b]) => a.localeCompare(b))) {
+    const passed = list.filter((o) => o.ok).length;
+    perFormat.set(format, passed / list.length);
+    console.log(
+      `  ${format.padEnd(6)} ${String(passed).padStart(4)}/${String(list.length).padEnd(4)} ${pct(passed / list.length)}`,
+    );
+  }
+  const passed = outcomes.filter((o) => o.ok).length;
+  const rate = outcomes.length ? passed / outcomes.length : 1;
+  console.log(`  all    ${passed}/${outcomes.length} ${pct(rate)} in ${groups.size} formats`);
+  const misses = outcomes.filter((o) => !o.ok);
+  if (misses.length)
+    console.log(`  misses:\n${misses.map((m) => `    ${m.name} (${m.format}): ${m.why}`).join('\n')}`);
+  return { rate, perFormat };
+}
+
+const pct = (r: number) => `${(r * 100).toFixed(1)}%`;
+
+async function main(): Promise<number> {
+  const files = await fetchCorpus((line) => console.log(line));
+  const only = process.env.REALWORLD_ONLY;
+  const chosen = only ? files.filter((f) => f.format === only || f.name.includes(only)) : files;
+  const { bytes, named, sources } = await detectAll(chosen);
+  table('Detection from the bytes alone (detect: detected)', bytes);
+  const detection = table('Detection of the source format (bytes and file name, sourceFormatOf)', named);
+  const weak = [...detection.perFormat].filter(([, r]) => r < DETECTION_PER_FORMAT).map(([f]) => f);
+  const failures = [
+    detection.rate < DETECTION_OVERALL ? `detection ${pct(detection.rate)} < ${pct(DETECTION_OVERALL)}` : '',
+    weak.length ? `detection under ${pct(DETECTION_PER_FORMAT)} for ${weak.join(', ')}` : '',
+  ].filter(Boolean);
+  if (process.argv.includes('--detect-only')) return report(failures);
+
+  const cases = chosen.flatMap((f) =>
+    (isBroken(f) ? targetsFor(f.format).slice(0, 1) : targetsFor(f.format)).map((to) => ({ f, to })),
+  );
+  console.log(`\nConverting ${cases.length} cases, ${PARALLEL} at a time...`);
+  const started = Date.now();
+  let done = 0;
+  const conversions = await mapLimit(cases, PARALLEL, async ({ f, to }) => {
+    const outcome = await convertCase(f, sources.get(f.name), to);
+    if (++done % 100 === 0)
+      console.log(`  ${done}/${cases.length} cases, ${Math.round((Date.now() - started) / 1000)} s`);
+    return outcome;
+  });
+  const conversion = table('Conversions (output checked by file/ffprobe/pdfinfo/parsers)', conversions);
+
+  if (conversion.rate < CONVERSION_OVERALL)
+    failures.push(`conversions ${pct(conversion.rate)} < ${pct(CONVERSION_OVERALL)}`);
+  const code = report(failures);
+  const passed = conversions.filter((o) => o.ok).length;
+  console.log(`\n${passed} passed, ${conversions.length - passed} failed`);
+  return code;
+}
+
+function report(failures: string[]): number {
+  if (failures.length) console.log(`\nBelow the thresholds: ${failures.join('; ')}`);
+  return failures.length ? 1 : 0;
+}
+
+main().then(
+  (code) => process.exit(code),
+  (e: Error) => {
+    console.error(e.message);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,138 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { detectFile } from '../../src/detect/index.js';
+import { sniffText } from '../../src/detect/text/index.js';
+import { fixture } from './helpers.js';
+
+// The detection classes the real-world corpus (test/corpus) turned up, each shown on a small case.
+
+const dir = mkdtempSync(join(tmpdir(), 'fileconv-classes-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+let n = 0;
+async function detectBytes(bytes: Buffer): Promise<{ id: string; confidence: number }> {
+  const file = join(dir, `case-${n++}`);
+  writeFileSync(file, bytes);
+  return detectFile(file);
+}
+
+const real = (name: string) => readFileSync(fixture(name));
+const sniff = (text: string) => sniffText(Buffer.from(text, 'utf8'), true)?.id;
+
+/** An ID3v2.3 tag holding one title frame, as taggers put in front of audio. */
+function id3Tag(title: string): Buffer {
+  const text = Buffer.from(`\u0000${title}`, 'latin1');
+  const frame = Buffer.concat([Buffer.from('TIT2'), Buffer.from([0, 0, 0, text.length, 0, 0]), text]);
+  const size = frame.length;
+  const syncsafe = [(size >> 21) & 0x7f, (size >> 14) & 0x7f, (size >> 7) & 0x7f, size & 0x7f];
+  return Buffer.concat([Buffer.from('ID3'), Buffer.from([3, 0, 0, ...syncsafe]), frame]);
+}
+
+describe('binary classes', () => {
+  it('FLAC behind an ID3v2 tag is FLAC, not MP3', async () => {
+    expect((await detectBytes(Buffer.concat([id3Tag('A song'), real('audio.flac')]))).id).toBe('flac');
+    expect((await detectBytes(real('audio.mp3'))).id).toBe('mp3');
+  });
+
+  it('big-endian RIFX WAVE is WAV', async () => {
+    const wav = Buffer.from(real('audio.wav'));
+    wav.write('RIFX', 0, 'latin1');
+    expect((await detectBytes(wav)).id).toBe('wav');
+  });
+
+  it('a PDF whose header follows a few leading bytes is a PDF', async () => {
+    const pdf = Buffer.concat([Buffer.from('\r\n\r\nJUNK\r\n'), real('document.pdf')]);
+    expect(await detectBytes(pdf)).toEqual({ id: 'pdf', confidence: 0.9 });
+  });
+
+  it('an AVIF whose major brand is generic HEIF lists avif among its compatible brands', async () => {
+    const avif = Buffer.from(real('image.avif'));
+    const major = avif.toString('latin1', 8, 12);
+    avif.write('mif1', 8, 'latin1');
+    expect(major).toBe('avif');
+    expect((await detectBytes(avif)).id).toBe('avif');
+  });
+
+  it.each([
+    ['document.docx', 'docx'],
+    ['sheet.xlsx', 'xlsx'],
+    ['slides.pptx', 'pptx'],
+  ])('%s cut in half is still %s (from its local headers), weakly', async (name, id) => {
+    const whole = real(name);
+    expect(await detectBytes(whole.subarray(0, whole.length >> 1))).toEqual({ id, confidence: 0.4 });
+  });
+
+  it('a BIFF workbook cut before its directory is xls, weakly', async () => {
+    const whole = real('sheet.xls');
+    const cut = await detectBytes(whole.subarray(0, 4096));
+    expect(cut).toEqual({ id: 'xls', confidence: 0.4 });
+  });
+
+  it('HTML after a blank head longer than the detection head is HTML', async () => {
+    const page = Buffer.concat([Buffer.alloc(100_000, ' \n'), real('page.html')]);
+    expect((await detectBytes(page)).id).toBe('html');
+  });
+
+  it('UTF-32 text with a BOM is text', async () => {
+    const le = Buffer.alloc(4 + 4 * 12);
+    le.writeUInt32LE(0xfeff, 0);
+    for (const [i, c] of [...'plain words\n'].entries()) le.writeUInt32LE(c.codePointAt(0)!, 4 + i * 4);
+    expect((await detectBytes(le)).id).toBe('txt');
+  });
+});
+
+describe('text classes', () => {
+  it.each([
+    [
+      '/* tcl.h */\n#ifndef _TCL\n#define _TCL\n#include <stdio.h>\ntypedef struct Tcl_Obj {\n  int refCount;\n  char *bytes;\n} Tcl_Obj;\nextern int Tcl_Init(Tcl_Interp *interp);\n#endif\n',
+      'txt',
+      'a C header is plain text, not CSS',
+    ],
+    [
+      '# Copyright\n\n\nfrom .cell import (\n    absolute_coordinate,\n    cols_from_range,\n)\nfrom .formulas import FORMULAE\n',
+      'py',
+      'a package __init__ of relative imports',
+    ],
+    [
+      '"""\nModule docs with ``literal`` and a directive.\n\n.. note:: careful\n"""\n\nimport os\n\n\nclass Reader(object):\n\n    def read(self):\n        return os.sep\n',
+      'py',
+      'Python whose docstrings are reStructuredText',
+    ],
+    [
+      'From the website for the code (from at\nhttp://example.org/lbfgsb.html):\n\n"""\nL-BFGS-B is a limited-memory code.\n"""\n\nThis is a wrapper.\n',
+      'txt',
+      'a """ under a long line is no reST title',
+    ],
+    ['# Month "7"\nno-leads = 1987-7-05T17:45:00Z\n', 'toml', 'invalid but plainly TOML'],
+    ['a.b=0\n# comment\na={}\n', 'toml', 'unspaced TOML with a dotted key and an inline table'],
+    [
+      '[console_scripts]\nrun = pkg.__main__:main\nother = pkg.cli:entry\n',
+      'txt',
+      'INI entry points are not TOML',
+    ],
+    [
+      '# tzdata\n#country-\n#code\tcoordinates\tTZ\tcomments\nAD\t+4230+00131\tEurope/Andorra\nAR\t-3436-05827\tAmerica/Argentina/Buenos_Aires\tBuenos Aires (BA, CF)\nAE\t+2518+05518\tAsia/Dubai\n',
+      'tsv',
+      'a TSV with # comments and ragged rows',
+    ],
+    [
+      '150,4,setosa,versicolor,virginica\n5.1,3.5,1.4,0.2,0\n4.9,3.0,1.4,0.2,0\n4.7,3.2,1.3,0.2,0\n4.6,3',
+      'csv',
+      'a CSV under a preamble line, cut mid-row',
+    ],
+    [
+      '{\n  "zu_ZA": "hyph_zu_ZA.dic",\n  "uk_UA": "hyph_uk_UA.dic",\n  "te": "hyph_te_IN.dic",\n  "sv',
+      'json',
+      'a truncated pretty-printed JSON file',
+    ],
+    [
+      'Title\n=====\n\n:Author: Someone\n\nSome text with ``literal`` words.\n\n.. note:: a directive\n',
+      'rst',
+      'reStructuredText',
+    ],
+  ])('%j -> %s (%s)', (text, id) => {
+    expect(sniff(text)).toBe(id);
+  });
+});
