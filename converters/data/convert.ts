@@ -71,15 +71,17 @@ export async function convertData({
   }
   let value: unknown;
   let note: string | undefined;
+  let columns: string[] | undefined;
   if (from === 'xlsx') {
     await checkWorkbook(input);
-    const { records, sheet: chosen } = await readWorkbook(input, sheet);
+    const { records, columns: names, sheet: chosen } = await readWorkbook(input, sheet);
+    columns = names;
     const why = sheet !== undefined ? 'as asked' : 'the first sheet with data';
     note = `sheet ${chosen.position} of ${chosen.of}, "${chosen.name}" (${why})`;
     value = records;
   } else {
     value = parseText(from, decodeText(await readFile(input), from.toUpperCase()));
   }
-  await writeData(to, value, output, maxOutputBytes);
+  await writeData(to, value, output, maxOutputBytes, columns);
   return { note };
 }

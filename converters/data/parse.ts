@@ -193,6 +193,8 @@ export interface ChosenSheet {
 
 export interface WorkbookTable {
   records: DataRecord[];
+  /** The header row's names, also when no row follows it. */
+  columns: string[];
   sheet: ChosenSheet;
 }
 
@@ -304,5 +306,5 @@ export async function readWorkbook(path: string, wanted?: string): Promise<Workb
   const records = body.map(
     (cells): DataRecord => Object.fromEntries(names.map((name, i) => [name, cells[i] ?? null])),
   );
-  return { records, sheet: { name: chosen.name, position: chosen.position, of } };
+  return { records, columns: names, sheet: { name: chosen.name, position: chosen.position, of } };
 }

@@ -66,8 +66,9 @@ function textCell(v: unknown): string {
   return c instanceof Date ? c.toISOString() : String(c);
 }
 
-function toDelimited(records: DataRecord[], delimiter: ',' | '\t'): string {
-  const fields = columnsOf(records);
+function toDelimited(records: DataRecord[], delimiter: ',' | '\t', columns?: string[]): string {
+  // A table with a header and no rows keeps its header: the columns are content too.
+  const fields = records.length === 0 && columns ? columns : columnsOf(records);
   const data = records.map((r) => fields.map((f) => textCell(r[f])));
   return `${Papa.unparse({ fields, data }, { delimiter, newline: '\n' })}\n`;
 }
@@ -99,7 +100,7 @@ async function writeWorkbook(records: DataRecord[], path: string): Promise<void>
   await workbook.commit();
 }
 
-function serialized(format: FormatId, value: unknown): string {
+function serialized(format: FormatId, value: unknown, columns?: string[]): string {
   switch (format) {
     case 'json':
       return `${JSON.stringify(value, null, 2)}\n`;
@@ -112,9 +113,9 @@ function serialized(format: FormatId, value: unknown): string {
     case 'jsonl':
       return jsonLines(value);
     case 'csv':
-      return toDelimited(toRecords(value), ',');
+      return toDelimited(toRecords(value), ',', columns);
     case 'tsv':
-      return toDelimited(toRecords(value), '\t');
+      return toDelimited(toRecords(value), '\t', columns);
   }
   throw new FileconvError('CONVERT_FAILED', `The data engine cannot write ${format}.`);
 }
@@ -129,6 +130,8 @@ export async function writeData(
   value: unknown,
   path: string,
   maxBytes: number | null = null,
+  /** Column names of a table read from a sheet, kept when it has a header and no rows. */
+  columns?: string[],
 ): Promise<void> {
   const checkOutputSize = (bytes: number) => {
     if (maxBytes !== null && bytes > maxBytes) throw new FileconvError('OUTPUT_TOO_LARGE');
@@ -141,7 +144,7 @@ export async function writeData(
   }
   let text: string;
   try {
-    text = serialized(format, value);
+    text = serialized(format, value, columns);
   } catch (e) {
     if (e instanceof RangeError && /Invalid string length/.test(e.message))
       throw new FileconvError('OUTPUT_TOO_LARGE', undefined, { cause: e });

@@ -34,6 +34,8 @@ export interface CorpusEntry {
   sha256: string;
   /** A damaged or invalid file as shipped (a test suite's bad input): a conversion must end in a clear code. */
   broken?: boolean;
+  /** A file with no content (a workbook without a single cell): an empty table is the right output. */
+  empty?: boolean;
   notes?: string;
 }
 
