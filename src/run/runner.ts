@@ -2,12 +2,14 @@ import { constants } from 'node:fs';
 import { copyFile, mkdir, mkdtemp, rename, rm, stat, unlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, dirname, extname, join } from 'node:path';
+import { checkDeclaredFormat } from '../detect/declared.js';
 import type { ConversionEdge, Converter, StepContext } from '../engine/contract.js';
 import { type ConversionOptions, validateOptions } from '../engine/options.js';
 import { FileconvError } from '../errors/index.js';
 import { extensionOf } from '../formats/index.js';
 import { buildGraph, optionFamilies, type PlannerEngines, planConversion } from '../plan/graph.js';
 import { loadCatalog } from '../plan/index.js';
+import { handToEngine } from './confine.js';
 import { scrubPaths, stepFailure } from './failure.js';
 import { engineSemaphore } from './semaphore.js';
 import type {
@@ -70,6 +72,8 @@ export async function executePlan(
   if (signal.aborted) throw cancelled();
   const inputStat = await stat(job.input).catch(() => undefined);
   if (!inputStat?.isFile()) throw new FileconvError('FILE_NOT_FOUND');
+  // Before any engine runs: a file that is not the kind of thing its declared format is never parsed.
+  await checkDeclaredFormat(job.input, plan.from);
 
   const emit = (kind: string, message: string) => job.onEvent?.({ kind, message } satisfies RunEvent);
   const report = progressReporter(job, plan.steps.length);
@@ -77,6 +81,7 @@ export async function executePlan(
   await mkdir(root, { recursive: true });
   const temp = await mkdtemp(join(root, 'fileconv-'));
   try {
+    await handToEngine([temp]);
     let current = join(temp, `input.${extensionOf(plan.from)}`);
     // A copy, never a link: an engine writing next to or into its input must not touch the caller's file.
     await copyFile(job.input, current, constants.COPYFILE_FICLONE);
@@ -85,6 +90,7 @@ export async function executePlan(
       emit('step-started', `step ${i + 1}/${plan.steps.length}: ${step.from} to ${step.to}`);
       report(i, 0);
       files = await runStep(step, current, join(temp, `step-${i + 1}`), {
+        jobDir: temp,
         converters,
         options,
         signal,
@@ -124,6 +130,7 @@ function progressReporter(
 }
 
 interface StepEnv {
+  jobDir: string;
   converters: Map<string, Converter>;
   options: ConversionOptions;
   signal: AbortSignal;
@@ -161,6 +168,7 @@ async function runStep(step: PlannedStep, input: string, dir: string, env: StepE
     const workDir = join(tryDir, 'work');
     await mkdir(outDir, { recursive: true });
     await mkdir(workDir, { recursive: true });
+    await handToEngine([dir, tryDir, outDir, workDir]);
     const release = await engineSemaphore(name, converter.concurrency ?? DEFAULT_ENGINE_CONCURRENCY).acquire(
       env.signal,
     );
@@ -171,6 +179,7 @@ async function runStep(step: PlannedStep, input: string, dir: string, env: StepE
         { edge, input, outDir, options: env.options },
         {
           workDir,
+          jobDir: env.jobDir,
           signal: env.signal,
           timeoutMs: converter.timeoutMs ?? DEFAULT_TIMEOUT_MS,
           progress: env.progress,

@@ -4,7 +4,9 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { closeOfficePool } from '../../converters/libreoffice/pool.js';
 import { dataCases } from './cases-data.js';
+import { disguisedCases } from './cases-disguised.js';
 import { documentCases } from './cases-documents.js';
+import { fieldCases } from './cases-fields.js';
 import { imageCases } from './cases-images.js';
 import { mediaCases } from './cases-media.js';
 import { officeCases } from './cases-office.js';
@@ -25,7 +27,15 @@ import {
  * no request to the canary listener, no file written next to the secrets, no process or temp file
  * left behind.
  */
-const cases = [...imageCases, ...mediaCases, ...officeCases, ...documentCases, ...dataCases];
+const cases = [
+  ...imageCases,
+  ...mediaCases,
+  ...officeCases,
+  ...documentCases,
+  ...dataCases,
+  ...disguisedCases,
+  ...fieldCases,
+];
 const CANARY_FILES = ['secret.png', 'secret.svg', 'secret.txt', 'secret.xml'];
 
 let canary: Canary;
@@ -61,8 +71,8 @@ function strayTempEntries(): string[] {
 }
 
 describe('hostile inputs', () => {
-  it('has at least 40 cases with distinct names', () => {
-    expect(cases.length).toBeGreaterThanOrEqual(40);
+  it('has at least 100 cases with distinct names', () => {
+    expect(cases.length).toBeGreaterThanOrEqual(100);
     expect(new Set(cases.map((c) => c.name)).size).toBe(cases.length);
   });
 
