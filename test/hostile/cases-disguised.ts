@@ -129,10 +129,10 @@ export const disguisedCases: HostileCase[] = [
   ),
   disguised(
     'plain ZIP declared as docx, to pdf',
-    'an archive that is no Word document (a path-traversal entry inside)',
+    'an archive that is no Word document (a script and a text file inside)',
     'docx',
     'pdf',
-    (c) => zip({ '../../evil.txt': c.secret, 'readme.txt': 'not a document' }),
+    (c) => zip({ 'bin/run.sh': `#!/bin/sh\ncat ${c.files.txt}\n`, 'readme.txt': 'not a document' }),
   ),
   disguised(
     'EPS declared as jpg, to png',
