@@ -5,7 +5,7 @@ import { copyFile, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { extname, join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { confineCommand, engineConfinement, handToEngine } from '../../src/run/confine.js';
+import { asEngineUser, engineConfinement, handToEngine } from '../../src/run/confine.js';
 import { sandboxedCommand } from '../../src/run/sandbox.js';
 import { createLockedProfile } from '../office/profile.js';
 import { groupMembers, groupRssBytes, isAlive, killGroup } from './proc.js';
@@ -131,7 +131,7 @@ export class OfficeInstance {
     office.on('error', () => {}); // reported through the bridge's connect failure
     office.unref();
     // The bridge runs as the same user as the office: LibreOffice names its pipe after the user.
-    const [bridgeFile, ...bridgeArgs] = confineCommand([
+    const [bridgeFile, ...bridgeArgs] = asEngineUser([
       settings.python,
       settings.bridgeScript,
       '--pipe',

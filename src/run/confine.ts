@@ -84,12 +84,11 @@ function engineUser(): EngineUser {
 
 function probeConfinement(): Confinement {
   const notes: string[] = [];
-  const setting = (process.env.FILECONV_ENGINE_CONFINE ?? '').trim().toLowerCase();
-  if (['off', '0', 'false', 'no'].includes(setting)) {
-    return {
-      mountNamespace: false,
-      notes: ['filesystem confinement disabled by FILECONV_ENGINE_CONFINE=off'],
-    };
+  // FILECONV_ENGINE_SANDBOX=off turns off every layer (sandbox.ts), this one included.
+  for (const name of ['FILECONV_ENGINE_CONFINE', 'FILECONV_ENGINE_SANDBOX']) {
+    const setting = (process.env[name] ?? '').trim().toLowerCase();
+    if (['off', '0', 'false', 'no'].includes(setting))
+      return { mountNamespace: false, notes: [`confinement disabled by ${name}=off`] };
   }
   const root = process.getuid?.() === 0;
   const setprivPath = root ? findBinary(['setpriv']) : undefined;
@@ -192,15 +191,24 @@ function wrap(
 
 /**
  * `command` (a program and its arguments, possibly already wrapped in prlimit) wrapped in the
- * confinement in effect: bwrap with the job's folders, then setpriv to the engine user.
- * Without `access` (a caller that cannot name its job folder) only the user switch applies.
- * The wrappers exec in place or wait for their one child in the same process group, so killing
- * the group still kills the engine.
+ * confinement in effect: bwrap with the job's folders, then setpriv to the engine user. Without
+ * `access` (a caller that cannot name its job folder, such as a converter test calling a
+ * converter directly) the command is returned as it is. The wrappers exec in place or wait for
+ * their one child in the same process group, so killing the group still kills the engine.
  */
 export function confineCommand(command: readonly string[], access?: EngineAccess): string[] {
+  if (!access) return [...command];
   const c = engineConfinement();
-  const bwrap = c.mountNamespace && access ? c.bwrapPath : undefined;
-  return wrap(bwrap, c.setprivPath, c.user, access ?? { writable: [] }, [...command]);
+  return wrap(c.mountNamespace ? c.bwrapPath : undefined, c.setprivPath, c.user, access, [...command]);
+}
+
+/**
+ * `command` run as the engine user, without a namespace: for fileconv's own helpers that must
+ * share an engine's identity (the UNO bridge, since LibreOffice names its pipe after the user).
+ */
+export function asEngineUser(command: readonly string[]): string[] {
+  const c = engineConfinement();
+  return wrap(undefined, c.setprivPath, c.user, { writable: [] }, [...command]);
 }
 
 /**

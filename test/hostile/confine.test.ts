@@ -2,7 +2,12 @@ import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ENGINE_ACCOUNT, engineConfinement, handToEngine } from '../../src/run/confine.js';
+import {
+  ENGINE_ACCOUNT,
+  engineConfinement,
+  handToEngine,
+  resetEngineConfinement,
+} from '../../src/run/confine.js';
 import { runProcess } from '../../src/run/process.js';
 import { stepContext } from '../helpers/step.js';
 
@@ -89,5 +94,24 @@ describe('engine confinement', () => {
     expect(ENGINE_ACCOUNT).toBe('fileconv-engine');
     const user = engineConfinement().user;
     if (root) expect(user?.uid).toBeGreaterThan(0);
+  });
+
+  it('FILECONV_ENGINE_CONFINE=off runs engines as the server user, seeing the whole disk', async () => {
+    process.env.FILECONV_ENGINE_CONFINE = 'off';
+    resetEngineConfinement();
+    try {
+      const ctx = await jobContext();
+      const { stdout } = await runProcess('sh', ['-c', `id -u; cat ${secret}`], ctx);
+      expect(stdout).toBe(`${process.getuid?.()}\nCONFINE-SECRET\n`);
+      expect(engineConfinement().notes).toEqual(['confinement disabled by FILECONV_ENGINE_CONFINE=off']);
+    } finally {
+      delete process.env.FILECONV_ENGINE_CONFINE;
+      resetEngineConfinement();
+    }
+  });
+
+  it('a converter called without a job folder runs its engine unconfined', async () => {
+    const { stdout } = await runProcess('cat', [secret], stepContext());
+    expect(stdout).toBe('CONFINE-SECRET\n');
   });
 });
