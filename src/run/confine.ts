@@ -139,7 +139,8 @@ function namespaceArgs(access: EngineAccess): string[] {
     else if (exists(link)) args.push('--ro-bind', link, link);
   }
   for (const dir of OPTIONAL_READ_ONLY) args.push('--ro-bind-try', dir, dir);
-  args.push('--proc', '/proc', '--dev', '/dev');
+  // Chromium-based engines (calibre's Qt WebEngine) need a shared memory folder they may write.
+  args.push('--proc', '/proc', '--dev', '/dev', '--perms', '1777', '--tmpfs', '/dev/shm');
   if (access.tmp) args.push('--bind', access.tmp, '/tmp');
   else args.push('--perms', '1777', '--tmpfs', '/tmp');
   const paths = [...(access.readable ?? []), ...access.writable];
