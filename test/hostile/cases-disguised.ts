@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DETECT_FIXTURES, docx, para, zip } from './build.js';
-import type { Canary, HostileCase } from './harness.js';
+import { type Canary, caseGroup, type HostileCase } from './harness.js';
 
 /**
  * Files that are a different kind of thing than their declared format: each would reach a parser
@@ -20,17 +20,7 @@ function mvg(c: Canary): string {
   return `push graphic-context\nviewbox 0 0 64 64\nimage over 0,0 0,0 '${c.files.png}'\nimage over 0,0 0,0 'url(${c.url}mvg)'\npop graphic-context\n`;
 }
 
-const REFUSED = { codes: ['FORMAT_MISMATCH' as const] };
-
-function disguised(
-  name: string,
-  attack: string,
-  from: string,
-  to: string,
-  make: HostileCase['make'],
-): HostileCase {
-  return { name: `disguised: ${name}`, attack, from, to, make, allowed: REFUSED };
-}
+const disguised = caseGroup('disguised', { allowed: { codes: ['FORMAT_MISMATCH'] } });
 
 export const disguisedCases: HostileCase[] = [
   disguised(

@@ -1,5 +1,5 @@
 import { docx, escapeXml, field, odt, para, xlsx, zip } from './build.js';
-import type { HostileCase } from './harness.js';
+import { caseGroup, type HostileCase } from './harness.js';
 
 /**
  * Office field codes and links that read a local file or fetch a URL while LibreOffice imports a
@@ -8,17 +8,10 @@ import type { HostileCase } from './harness.js';
  * is resolved anyway finds nothing to read, and in a network namespace, so it reaches nothing.
  */
 
-const OFFICE = { output: true, codes: ['MALFORMED_DOCUMENT' as const, 'CONVERT_FAILED' as const] };
-
-function office(
-  name: string,
-  attack: string,
-  from: string,
-  to: string,
-  make: HostileCase['make'],
-): HostileCase {
-  return { name: `office field: ${name}`, attack, from, to, engine: 'libreoffice', make, allowed: OFFICE };
-}
+const office = caseGroup('office field', {
+  engine: 'libreoffice',
+  allowed: { output: true, codes: ['MALFORMED_DOCUMENT', 'CONVERT_FAILED'] },
+});
 
 const rtf = (body: string) => `{\\rtf1\\ansi\\deff0{\\fonttbl{\\f0 Helvetica;}}${body}\\par}`;
 const rtfField = (instruction: string) => `{\\field{\\*\\fldinst ${instruction}}{\\fldrslt cached}}\\par `;
