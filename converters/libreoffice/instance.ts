@@ -258,6 +258,7 @@ export class OfficeInstance {
     const output = join(exchange, `output${extname(request.output)}`);
     try {
       await copyFile(request.input, input);
+      await handToEngine([input]);
       const reply = await this.call({ ...request, input, output }, timeoutMs, signal);
       if (reply.ok) await copyFile(output, request.output);
       return reply;

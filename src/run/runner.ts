@@ -87,6 +87,8 @@ export async function executePlan(
     await copyFile(job.input, current, constants.COPYFILE_FICLONE);
     let files: string[] = [];
     for (const [i, step] of plan.steps.entries()) {
+      // The step's input becomes the engine user's: a copy keeps its source's mode, which may be 0600.
+      await handToEngine([current]);
       emit('step-started', `step ${i + 1}/${plan.steps.length}: ${step.from} to ${step.to}`);
       report(i, 0);
       files = await runStep(step, current, join(temp, `step-${i + 1}`), {

@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -9,6 +9,7 @@ import {
   resetEngineConfinement,
 } from '../../src/run/confine.js';
 import { runProcess } from '../../src/run/process.js';
+import { runConversion } from '../../src/run/runner.js';
 import { stepContext } from '../helpers/step.js';
 
 const root = process.getuid?.() === 0;
@@ -114,4 +115,14 @@ describe('engine confinement', () => {
     const { stdout } = await runProcess('cat', [secret], stepContext());
     expect(stdout).toBe('CONFINE-SECRET\n');
   });
+
+  it.skipIf(!root)(
+    'converts an upload only root may read (mode 0600) through a confined engine',
+    async () => {
+      const input = join(base, 'private.md');
+      writeFileSync(input, '# Private notes\n', { mode: 0o600 });
+      const result = await runConversion({ input, from: 'md', to: 'html', outDir: join(base, 'out') });
+      expect(readFileSync(result.files[0]!.path, 'utf8')).toContain('Private notes');
+    },
+  );
 });
