@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { copyFile, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { extname, join } from 'node:path';
@@ -8,6 +8,7 @@ import { createInterface } from 'node:readline';
 import { asEngineUser, engineConfinement, handToEngine } from '../../src/run/confine.js';
 import { sandboxedCommand } from '../../src/run/sandbox.js';
 import { createLockedProfile } from '../office/profile.js';
+import { linkPipeWhenReady, sweepDeadPipeLinks } from './pipe-link.js';
 import { groupMembers, groupRssBytes, isAlive, killGroup } from './proc.js';
 
 /** What the bridge is asked to do: one load-and-store. */
@@ -60,7 +61,7 @@ export class OfficeInstance {
   ) {}
 
   /** Where the bridge reaches a confined office's pipe, outside the office's namespace. */
-  private pipeLink?: string;
+  pipeLink?: string;
 
   /**
    * The folder a confined office sees the current conversion's files in: its namespace holds
@@ -154,7 +155,12 @@ export class OfficeInstance {
       (stream as unknown as { unref?: () => void } | null)?.unref?.();
     }
     const instance = new OfficeInstance(dir, office, bridge, confined);
-    const linking = confined ? instance.linkPipe(pipe, settings.startTimeoutMs) : undefined;
+    if (confined) sweepDeadPipeLinks();
+    const linking = confined
+      ? linkPipeWhenReady(join(dir, 'tmp'), pipe, settings.startTimeoutMs, (link) => {
+          instance.pipeLink = link;
+        })
+      : undefined;
     try {
       await instance.waitReady(settings.startTimeoutMs);
     } catch (e) {
@@ -164,35 +170,6 @@ export class OfficeInstance {
       linking?.stop();
     }
     return instance;
-  }
-
-  /**
-   * The bridge looks for the pipe in /tmp (LibreOffice's fixed place); a confined office makes it
-   * in its own /tmp, the instance's tmp folder. Once it appears there, a link of the same name in
-   * /tmp leads the bridge to it.
-   */
-  private linkPipe(pipe: string, timeoutMs: number): { stop(): void } {
-    const pipeDir = join(this.dir, 'tmp');
-    const pattern = new RegExp(`^OSL_PIPE_(\\d+_)?${pipe}$`);
-    const poll = setInterval(() => {
-      const name = readdirSync(pipeDir, { withFileTypes: true }).find((e) => pattern.test(e.name))?.name;
-      if (!name) return;
-      clearInterval(poll);
-      const link = join('/tmp', name);
-      try {
-        symlinkSync(join(pipeDir, name), link);
-        this.pipeLink = link;
-      } catch {
-        // taken (a name of 96 random bits): the bridge fails to connect and says so
-      }
-    }, 50);
-    const limit = setTimeout(() => clearInterval(poll), timeoutMs);
-    return {
-      stop: () => {
-        clearInterval(poll);
-        clearTimeout(limit);
-      },
-    };
   }
 
   private waitReady(timeoutMs: number): Promise<void> {
