@@ -168,7 +168,7 @@ export default defineConverter({
       `${outCoder}:${outName}`,
     ];
     try {
-      await runProcess(probe.path, args, ctx, { env: imagemagickEnv() });
+      await runProcess(probe.path, args, ctx, { env: imagemagickEnv(), readable: [policyDir()] });
     } catch (e) {
       throw e instanceof EngineProcessError ? classify(e, edge.from) : e;
     }

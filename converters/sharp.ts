@@ -96,6 +96,20 @@ async function readHeader(
   }
 }
 
+/**
+ * libvips picks its loader from the content; the step is pinned to the declared format, so a
+ * file decoded by any other loader is refused before its pixels are read.
+ */
+function checkLoader(meta: Metadata, from: FormatId): void {
+  const expected = SHARP_FORMATS[from]?.name;
+  if (expected && meta.format !== expected) {
+    throw new FileconvError(
+      'FORMAT_MISMATCH',
+      `The file declared as ${from} decodes as ${meta.format ?? 'an unknown format'}; it was not converted.`,
+    );
+  }
+}
+
 function checkPixelLimit(meta: Metadata): void {
   const w = meta.width ?? 0;
   const h = meta.pageHeight ?? meta.height ?? 0;
@@ -182,6 +196,7 @@ export default defineConverter({
       edge.from,
       edge.from === 'svg' ? { density: inputOptions.density } : {},
     );
+    checkLoader(meta, edge.from);
     checkPixelLimit(meta);
     if (ctx.signal.aborted) throw new FileconvError('CONVERT_FAILED', 'The conversion was cancelled.');
     try {

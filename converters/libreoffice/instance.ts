@@ -1,12 +1,15 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { copyFile, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { extname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fontconfigEnv, OUTLINE_EMOJI } from '../../src/fonts/fontconfig.js';
+import { asEngineUser, engineConfinement, handToEngine } from '../../src/run/confine.js';
 import { sandboxedCommand } from '../../src/run/sandbox.js';
 import { createLockedProfile } from '../office/profile.js';
+import { linkPipeWhenReady, sweepDeadPipeLinks } from './pipe-link.js';
 import { groupMembers, groupRssBytes, isAlive, killGroup } from './proc.js';
 
 /** What the bridge is asked to do: one load-and-store. */
@@ -56,7 +59,21 @@ export class OfficeInstance {
     readonly dir: string,
     private readonly office: ChildProcess,
     private readonly bridge: ChildProcess,
+    /** The office runs in its own mount namespace (src/run/confine.ts). */
+    private readonly confined: boolean,
   ) {}
+
+  /** Where the bridge reaches a confined office's pipe, outside the office's namespace. */
+  pipeLink?: string;
+
+  /**
+   * The folder a confined office sees the current conversion's files in: its namespace holds
+   * this instance's folder and nothing else, so each document is copied in, converted there, its
+   * output taken out, and the folder emptied before the next one.
+   */
+  private get exchange(): string | undefined {
+    return this.confined ? join(this.dir, 'job') : undefined;
+  }
 
   /** Process group of soffice (the launcher's pid). */
   get pgid(): number {
@@ -83,8 +100,11 @@ export class OfficeInstance {
   static async start(settings: InstanceSettings): Promise<OfficeInstance> {
     const dir = mkdtempSync(join(tmpdir(), 'fileconv-office-'));
     mkdirSync(join(dir, 'tmp'));
+    mkdirSync(join(dir, 'job'));
     const profile = await createLockedProfile(join(dir, 'profile'));
     const pipe = `fileconv_${process.pid}_${randomBytes(6).toString('hex')}`;
+    const confined = engineConfinement().mountNamespace;
+    await handToEngine([dir], true);
     const env = {
       PATH: process.env.PATH ?? '/usr/bin:/bin',
       HOME: dir,
@@ -94,8 +114,9 @@ export class OfficeInstance {
       // LibreOffice 7 draws colour glyphs on screen but leaves them out of PDF: outline emoji.
       ...fontconfigEnv(OUTLINE_EMOJI),
     };
-    // Same OS isolation as engines run through runProcess (no network where permitted); no
-    // address-space or CPU cap, as LibreOffice reserves huge virtual memory and lives long.
+    // Same OS isolation as engines run through runProcess (no network, own mount namespace and
+    // user where permitted); no address-space or CPU cap, as LibreOffice reserves huge virtual
+    // memory and lives long. Its /tmp is the instance's tmp folder, where the UNO pipe appears.
     const command = sandboxedCommand(
       settings.soffice,
       [
@@ -110,35 +131,48 @@ export class OfficeInstance {
       ],
       0,
       { addressSpaceBytes: null, cpuSeconds: null },
+      { writable: [dir], tmp: join(dir, 'tmp') },
     );
     const office = spawn(command.file, command.args, { cwd: dir, env, detached: true, stdio: 'ignore' });
     office.on('error', () => {}); // reported through the bridge's connect failure
     office.unref();
-    const bridge = spawn(
+    // The bridge runs as the same user as the office: LibreOffice names its pipe after the user.
+    const [bridgeFile, ...bridgeArgs] = asEngineUser([
       settings.python,
-      [
-        settings.bridgeScript,
-        '--pipe',
-        pipe,
-        '--pgid',
-        String(office.pid ?? 0),
-        '--connect-timeout',
-        String(settings.startTimeoutMs / 1000),
-        '--home',
-        dir,
-      ],
-      { cwd: dir, env: { ...env, PYTHONUNBUFFERED: '1' }, detached: true, stdio: ['pipe', 'pipe', 'pipe'] },
-    );
+      settings.bridgeScript,
+      '--pipe',
+      pipe,
+      '--pgid',
+      String(office.pid ?? 0),
+      '--connect-timeout',
+      String(settings.startTimeoutMs / 1000),
+      '--home',
+      dir,
+    ]);
+    const bridge = spawn(bridgeFile as string, bridgeArgs, {
+      cwd: dir,
+      env: { ...env, PYTHONUNBUFFERED: '1' },
+      detached: true,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     bridge.unref();
     for (const stream of [bridge.stdin, bridge.stdout, bridge.stderr]) {
       (stream as unknown as { unref?: () => void } | null)?.unref?.();
     }
-    const instance = new OfficeInstance(dir, office, bridge);
+    const instance = new OfficeInstance(dir, office, bridge, confined);
+    if (confined) sweepDeadPipeLinks();
+    const linking = confined
+      ? linkPipeWhenReady(join(dir, 'tmp'), pipe, settings.startTimeoutMs, (link) => {
+          instance.pipeLink = link;
+        })
+      : undefined;
     try {
       await instance.waitReady(settings.startTimeoutMs);
     } catch (e) {
       instance.kill();
       throw e;
+    } finally {
+      linking?.stop();
     }
     return instance;
   }
@@ -199,7 +233,24 @@ export class OfficeInstance {
    * One conversion. Past `timeoutMs`, or when `signal` aborts, the instance is killed (a UNO call
    * cannot be interrupted) and the reply says why; the pool then replaces it.
    */
-  convert(request: BridgeRequest, timeoutMs: number, signal: AbortSignal): Promise<BridgeReply> {
+  async convert(request: BridgeRequest, timeoutMs: number, signal: AbortSignal): Promise<BridgeReply> {
+    const exchange = this.exchange;
+    if (!exchange) return this.call(request, timeoutMs, signal);
+    const input = join(exchange, `input${extname(request.input)}`);
+    const output = join(exchange, `output${extname(request.output)}`);
+    try {
+      await copyFile(request.input, input);
+      await handToEngine([input]);
+      const reply = await this.call({ ...request, input, output }, timeoutMs, signal);
+      if (reply.ok) await copyFile(output, request.output);
+      return reply;
+    } finally {
+      for (const entry of await readdir(exchange).catch(() => []))
+        await rm(join(exchange, entry), { recursive: true, force: true });
+    }
+  }
+
+  private call(request: BridgeRequest, timeoutMs: number, signal: AbortSignal): Promise<BridgeReply> {
     if (signal.aborted) return Promise.resolve({ ok: false, kind: 'cancelled', error: 'cancelled' });
     if (!this.alive)
       return Promise.resolve({ ok: false, kind: 'disconnected', error: 'LibreOffice is not running' });
@@ -232,5 +283,6 @@ export class OfficeInstance {
     killGroup(this.office.pid);
     killGroup(this.bridge.pid);
     rmSync(this.dir, { recursive: true, force: true });
+    if (this.pipeLink) rmSync(this.pipeLink, { force: true });
   }
 }

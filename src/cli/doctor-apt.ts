@@ -1,6 +1,9 @@
 import { execa } from 'execa';
 import { findBinary } from '../run/process.js';
 
+/** What every engine runs inside (src/run/confine.ts): bubblewrap's mount namespace. */
+export const SANDBOX_PACKAGES = ['bubblewrap'];
+
 /** Tools the browser tests (chromium) and the detection benchmark (file, /usr/bin/time) use. */
 export const TEST_TOOL_PACKAGES = ['chromium', 'file', 'time'];
 

@@ -4,11 +4,19 @@ import { closeEngines, type EngineStatus, probeEngines, resetEngineCache } from 
 import { FONT_PACKAGE_NAMES } from '../fonts/catalog.js';
 import { checkFonts, type FontReport } from '../fonts/check.js';
 import { resetCatalog } from '../plan/index.js';
+import { describeConfinement, engineConfinement } from '../run/confine.js';
 import { engineSandbox } from '../run/sandbox.js';
 import { formatRow, runSelftest, type SelftestReport } from '../selftest/index.js';
 import { webhookSecretStatus } from '../server/secrets.js';
 import { exitWithUsageCode, interruptSignal } from './convert-io.js';
-import { aptInstall, aptInstallLine, missingPackages, TEST_TOOL_PACKAGES } from './doctor-apt.js';
+import { ensureEngineAccount } from './doctor-account.js';
+import {
+  aptInstall,
+  aptInstallLine,
+  missingPackages,
+  SANDBOX_PACKAGES,
+  TEST_TOOL_PACKAGES,
+} from './doctor-apt.js';
 
 interface DoctorFlags {
   json?: boolean;
@@ -65,7 +73,9 @@ async function printEngines(engines: EngineStatus[]): Promise<void> {
   console.log(
     `\nengine isolation: ${sandbox.enabled ? `${limits}, ${network}` : 'off (FILECONV_ENGINE_SANDBOX=off)'}`,
   );
-  for (const note of sandbox.notes) console.log(`        ${note}`);
+  if (sandbox.enabled) console.log(`engine confinement: ${describeConfinement()}`);
+  for (const note of [...sandbox.notes, ...(sandbox.enabled ? engineConfinement().notes : [])])
+    console.log(`        ${note}`);
   const dataDir = resolve(process.env.FILECONV_DATA_DIR || './fileconv-data');
   console.log(`webhook secret: ${await webhookSecretStatus(dataDir)}`);
 }
@@ -90,7 +100,11 @@ async function doctorCommand(flags: DoctorFlags): Promise<number> {
   let engines = await probeEngines();
   let installed: string[] = [];
   if (flags.install) {
-    const wanted = [...engines.flatMap((e) => e.converter.packages), ...FONT_PACKAGE_NAMES];
+    const wanted = [
+      ...SANDBOX_PACKAGES,
+      ...engines.flatMap((e) => e.converter.packages),
+      ...FONT_PACKAGE_NAMES,
+    ];
     if (flags.withTestTools) wanted.push(...TEST_TOOL_PACKAGES);
     const missing = await missingPackages(wanted);
     if (missing.length > 0) {
@@ -107,6 +121,8 @@ async function doctorCommand(flags: DoctorFlags): Promise<number> {
     } else if (!flags.json) {
       console.log('every engine and font package is installed');
     }
+    const account = await ensureEngineAccount();
+    if (account && !flags.json) console.log(account);
   }
   const missingEngines = engines.filter((e) => !e.probe.ok);
   const fonts = await checkFonts();

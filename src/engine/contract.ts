@@ -37,6 +37,11 @@ export interface StepContext {
   timeoutMs: number;
   /** A scratch folder of this step's own, removed with the conversion's temp folder. */
   workDir: string;
+  /**
+   * The conversion's own temp folder (its input and every step's folders): all of the disk a
+   * confined engine process sees (src/run/confine.ts). Without it engines run unconfined.
+   */
+  jobDir?: string;
   /** Progress within the step, 0 to 1. */
   progress(fraction: number): void;
   /** A line for the request's timeline. */

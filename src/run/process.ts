@@ -3,6 +3,7 @@ import { delimiter, join } from 'node:path';
 import { execa } from 'execa';
 import type { EngineProbe, StepContext } from '../engine/contract.js';
 import { fontconfigEnv } from '../fonts/fontconfig.js';
+import { describeConfinement, engineConfinement, handToEngine } from './confine.js';
 import { type EngineLimits, engineSandbox, sandboxedCommand } from './sandbox.js';
 
 export type { EngineLimits } from './sandbox.js';
@@ -66,6 +67,11 @@ export interface RunProcessOptions {
    * virtual memory.
    */
   limits?: EngineLimits;
+  /**
+   * Files or folders outside the job folder the engine must read (a policy file shipped with
+   * fileconv); with ctx.jobDir the engine sees nothing else of the disk but the system folders.
+   */
+  readable?: readonly string[];
 }
 
 export interface ProcessResult {
@@ -109,7 +115,10 @@ export async function runProcess(
     ...options.env,
   };
   noteSandboxOnce(ctx);
-  const command = sandboxedCommand(file, args, ctx.timeoutMs, options.limits);
+  // Files the converter wrote for the engine (a profile, a copy of the input) become the engine user's.
+  if (ctx.jobDir) await handToEngine([ctx.workDir], true);
+  const access = ctx.jobDir ? { writable: [ctx.jobDir], readable: options.readable } : undefined;
+  const command = sandboxedCommand(file, args, ctx.timeoutMs, options.limits, access);
   const child = execa(command.file, command.args, {
     cwd: options.cwd ?? ctx.workDir,
     env,
@@ -189,8 +198,8 @@ let sandboxNoted = false;
 function noteSandboxOnce(ctx: StepContext): void {
   if (sandboxNoted) return;
   sandboxNoted = true;
-  const notes = engineSandbox().notes;
-  if (notes.length > 0) ctx.log(`engine isolation: ${notes.join('; ')}`);
+  const notes = [...engineSandbox().notes, ...engineConfinement().notes];
+  if (notes.length > 0) ctx.log(`engine isolation: ${describeConfinement()}; ${notes.join('; ')}`);
 }
 
 function basename(file: string): string {

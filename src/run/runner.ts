@@ -2,6 +2,7 @@ import { constants } from 'node:fs';
 import { copyFile, mkdir, mkdtemp, rename, rm, stat, unlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, dirname, extname, join } from 'node:path';
+import { checkDeclaredFormat } from '../detect/declared.js';
 import type { ConversionEdge, Converter, StepContext } from '../engine/contract.js';
 import { type ConversionOptions, validateOptions } from '../engine/options.js';
 import { FileconvError } from '../errors/index.js';
@@ -9,6 +10,7 @@ import { extensionOf } from '../formats/index.js';
 import { buildGraph, optionFamilies, type PlannerEngines, planConversion } from '../plan/graph.js';
 import { loadCatalog } from '../plan/index.js';
 import { attachChecks } from './checks.js';
+import { handToEngine } from './confine.js';
 import { scrubPaths, stepFailure } from './failure.js';
 import { engineSemaphore } from './semaphore.js';
 import type {
@@ -86,6 +88,8 @@ export async function executePlan(
   if (signal.aborted) throw cancelled();
   const inputStat = await stat(job.input).catch(() => undefined);
   if (!inputStat?.isFile()) throw new FileconvError('FILE_NOT_FOUND');
+  // Before any engine runs: a file that is not the kind of thing its declared format is never parsed.
+  await checkDeclaredFormat(job.input, plan.from);
 
   const emit = (kind: string, message: string) => job.onEvent?.({ kind, message } satisfies RunEvent);
   const report = progressReporter(job, plan.steps.length);
@@ -93,14 +97,18 @@ export async function executePlan(
   await mkdir(root, { recursive: true });
   const temp = await mkdtemp(join(root, 'fileconv-'));
   try {
+    await handToEngine([temp]);
     let current = join(temp, `input.${extensionOf(plan.from)}`);
     // A copy, never a link: an engine writing next to or into its input must not touch the caller's file.
     await copyFile(job.input, current, constants.COPYFILE_FICLONE);
     let files: string[] = [];
     for (const [i, step] of plan.steps.entries()) {
+      // The step's input becomes the engine user's: a copy keeps its source's mode, which may be 0600.
+      await handToEngine([current]);
       emit('step-started', `step ${i + 1}/${plan.steps.length}: ${step.from} to ${step.to}`);
       report(i, 0);
       files = await runStep(step, current, join(temp, `step-${i + 1}`), {
+        jobDir: temp,
         converters,
         options,
         signal,
@@ -142,6 +150,7 @@ function progressReporter(
 }
 
 interface StepEnv {
+  jobDir: string;
   converters: Map<string, Converter>;
   options: ConversionOptions;
   signal: AbortSignal;
@@ -179,6 +188,7 @@ async function runStep(step: PlannedStep, input: string, dir: string, env: StepE
     const workDir = join(tryDir, 'work');
     await mkdir(outDir, { recursive: true });
     await mkdir(workDir, { recursive: true });
+    await handToEngine([dir, tryDir, outDir, workDir]);
     const release = await engineSemaphore(name, converter.concurrency ?? DEFAULT_ENGINE_CONCURRENCY).acquire(
       env.signal,
     );
@@ -189,6 +199,7 @@ async function runStep(step: PlannedStep, input: string, dir: string, env: StepE
         { edge, input, outDir, options: env.options },
         {
           workDir,
+          jobDir: env.jobDir,
           signal: env.signal,
           timeoutMs: converter.timeoutMs ?? DEFAULT_TIMEOUT_MS,
           progress: env.progress,

@@ -1,4 +1,5 @@
 import { spawnSync } from 'node:child_process';
+import { confineCommand, type EngineAccess } from './confine.js';
 import { findBinary } from './process.js';
 
 /**
@@ -157,14 +158,16 @@ function engineName(file: string): string {
 }
 
 /**
- * The command to spawn for `file args` with the limits applied: `unshare --net -- prlimit ... --
- * file args`, or the bare command when nothing applies.
+ * The command to spawn for `file args` with the limits applied: `unshare --net -- bwrap ... --
+ * setpriv ... -- prlimit ... -- file args` (confine.ts adds bwrap and setpriv; `access` names the
+ * job folders the engine may see), or the bare command when nothing applies.
  */
 export function sandboxedCommand(
   file: string,
   args: readonly string[],
   timeoutMs: number,
   limits: EngineLimits = {},
+  access?: EngineAccess,
 ): { file: string; args: string[] } {
   const sandbox = engineSandbox();
   if (!sandbox.enabled) return { file, args: [...args] };
@@ -184,6 +187,7 @@ export function sandboxedCommand(
     if (fileSize !== null) caps.push(`--fsize=${fileSize}`);
     command = [sandbox.prlimitPath, ...caps, '--', ...command];
   }
+  command = confineCommand(command, access);
   if (sandbox.network && sandbox.unsharePath && limits.isolateNetwork !== false) {
     command = [sandbox.unsharePath, '--net', '--', ...command];
   }

@@ -123,4 +123,20 @@ describe('sharp converter', () => {
     writeFileSync(truncated, readFileSync(jpg).subarray(0, 300));
     await expectCode(runStep(converter, 'jpg', 'png', truncated), 'MALFORMED_DOCUMENT');
   });
+
+  it('decodes only the declared format: an SVG or a JPEG given as PNG is refused', async () => {
+    const dir = tempDir();
+    const svg = join(dir, 'disguised.png');
+    writeFileSync(
+      svg,
+      '<svg xmlns="http://www.w3.org/2000/svg" width="20" height="20"><rect width="20" height="20"/></svg>',
+    );
+    const e = await expectCode(runStep(converter, 'png', 'jpg', svg), 'FORMAT_MISMATCH');
+    expect(e.message).toMatch(/declared as png decodes as svg/);
+    const jpg = await sharpSample(dir, 'jpg', 20, 20);
+    await expectCode(runStep(converter, 'png', 'webp', jpg), 'FORMAT_MISMATCH');
+    // The same JPEG declared as what it is converts.
+    const ok = await runStep(converter, 'jpg', 'webp', jpg);
+    expect(sniff(ok.files[0]!)).toBe('webp');
+  });
 });

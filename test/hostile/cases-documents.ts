@@ -71,7 +71,7 @@ export const documentCases: HostileCase[] = [
     to: 'pdfa',
     engine: 'ghostscript',
     make: (c) => `%!PS\n(${c.files.txt}) (r) file 100 string readstring pop print\n`,
-    allowed: { codes: ['MALFORMED_DOCUMENT'] },
+    allowed: { codes: ['FORMAT_MISMATCH', 'MALFORMED_DOCUMENT'] },
   },
   {
     name: 'pdf: absurd page count to png',

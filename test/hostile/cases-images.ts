@@ -11,7 +11,7 @@ export const imageCases: HostileCase[] = [
     engine: 'imagemagick',
     make: (c) =>
       `push graphic-context\nviewbox 0 0 64 64\nimage over 0,0 0,0 '${c.files.png}'\ntext 0,20 '@${c.files.txt}'\nimage over 0,0 0,0 'url(${c.url})'\npop graphic-context\n`,
-    allowed: { codes: ['MALFORMED_DOCUMENT', 'CONVERT_FAILED'] },
+    allowed: { codes: ['FORMAT_MISMATCH', 'MALFORMED_DOCUMENT', 'CONVERT_FAILED'] },
   },
   {
     name: 'imagemagick: MSL script named .psd',
@@ -21,7 +21,7 @@ export const imageCases: HostileCase[] = [
     engine: 'imagemagick',
     make: (c) =>
       `<?xml version="1.0" encoding="UTF-8"?>\n<image><read filename="${c.files.png}"/><write filename="${c.dir}/pwned.png"/></image>\n`,
-    allowed: { codes: ['MALFORMED_DOCUMENT', 'CONVERT_FAILED'] },
+    allowed: { codes: ['FORMAT_MISMATCH', 'MALFORMED_DOCUMENT', 'CONVERT_FAILED'] },
   },
   {
     name: 'imagemagick: SVG with url() and text:@file named .ico',
@@ -31,7 +31,7 @@ export const imageCases: HostileCase[] = [
     engine: 'imagemagick',
     make: (c) =>
       `<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" width="64" height="64"><rect width="64" height="64" style="fill:url(${c.url})"/><image xlink:href="text:${c.files.txt}" width="64" height="64"/><image xlink:href="ephemeral:${c.files.png}" width="8" height="8"/></svg>`,
-    allowed: { codes: ['MALFORMED_DOCUMENT', 'CONVERT_FAILED'] },
+    allowed: { codes: ['FORMAT_MISMATCH', 'MALFORMED_DOCUMENT', 'CONVERT_FAILED'] },
   },
   {
     name: 'imagemagick: pixel-flood BMP header',

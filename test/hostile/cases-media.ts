@@ -50,7 +50,7 @@ export const mediaCases: HostileCase[] = [
     from: 'mp4',
     to: 'mp3',
     make: (c) => hlsPlaylist(`file://${c.files.txt}`),
-    allowed: { codes: ['MALFORMED_DOCUMENT', 'CONVERT_FAILED'] },
+    allowed: { codes: ['FORMAT_MISMATCH', 'MALFORMED_DOCUMENT', 'CONVERT_FAILED'] },
   },
   {
     name: 'ffmpeg: HLS playlist with canary URL named .mkv',
@@ -58,7 +58,7 @@ export const mediaCases: HostileCase[] = [
     from: 'mkv',
     to: 'wav',
     make: (c) => hlsPlaylist(`${c.url}segment.ts`),
-    allowed: { codes: ['MALFORMED_DOCUMENT', 'CONVERT_FAILED'] },
+    allowed: { codes: ['FORMAT_MISMATCH', 'MALFORMED_DOCUMENT', 'CONVERT_FAILED'] },
   },
   {
     name: 'ffmpeg: HLS playlist named .mp3',
@@ -66,7 +66,7 @@ export const mediaCases: HostileCase[] = [
     from: 'mp3',
     to: 'wav',
     make: (c) => hlsPlaylist(`${c.files.txt}`) + hlsPlaylist(`${c.url}a.ts`),
-    allowed: { codes: ['MALFORMED_DOCUMENT', 'CONVERT_FAILED'] },
+    allowed: { codes: ['FORMAT_MISMATCH', 'MALFORMED_DOCUMENT', 'CONVERT_FAILED'] },
   },
   {
     name: 'ffmpeg: concat demuxer list named .avi',
@@ -74,7 +74,7 @@ export const mediaCases: HostileCase[] = [
     from: 'avi',
     to: 'mp4',
     make: (c) => `ffconcat version 1.0\nfile '${c.files.txt}'\nfile '${c.url}b.mp4'\n`,
-    allowed: { codes: ['MALFORMED_DOCUMENT', 'CONVERT_FAILED'] },
+    allowed: { codes: ['FORMAT_MISMATCH', 'MALFORMED_DOCUMENT', 'CONVERT_FAILED'] },
   },
   {
     name: 'ffmpeg: RIFF AVI header followed by an HLS playlist',

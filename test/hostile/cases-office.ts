@@ -101,11 +101,6 @@ export const officeCases: HostileCase[] = [
         C1: `=HYPERLINK("${c.url}h","x")`,
       }),
     allowed: { output: true, codes: ['MALFORMED_DOCUMENT', 'CONVERT_FAILED'] },
-    knownGap: {
-      check: 'secret-read',
-      reason:
-        'LibreOffice opens the file an INDIRECT external reference names (the value does not reach the output, and the network stays untouched)',
-    },
   },
   {
     name: 'libreoffice: csv with fetching formulas',

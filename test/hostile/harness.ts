@@ -127,6 +127,24 @@ export interface HostileCase {
   knownGap?: { check: 'secret-read' | 'temp-left'; reason: string };
 }
 
+/**
+ * A maker of cases that share a name prefix and settings (allowed ends, a forced engine): each
+ * case then gives only its name, attack, pair and input.
+ */
+export function caseGroup(
+  prefix: string,
+  shared: Pick<HostileCase, 'allowed'> & Partial<Pick<HostileCase, 'engine' | 'timeoutMs'>>,
+): (name: string, attack: string, from: FormatId, to: FormatId, make: HostileCase['make']) => HostileCase {
+  return (name, attack, from, to, make) => ({
+    ...shared,
+    name: `${prefix}: ${name}`,
+    attack,
+    from,
+    to,
+    make,
+  });
+}
+
 export interface CaseOutcome {
   code?: ErrorCode;
   message?: string;

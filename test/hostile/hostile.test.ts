@@ -5,7 +5,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { closeOfficePool } from '../../converters/libreoffice/pool.js';
 import { resetEngineSandbox } from '../../src/run/sandbox.js';
 import { dataCases } from './cases-data.js';
+import { disguisedCases } from './cases-disguised.js';
 import { documentCases } from './cases-documents.js';
+import { fieldCases } from './cases-fields.js';
 import { imageCases } from './cases-images.js';
 import { HOSTILE_OUTPUT_LIMIT, inflationCases } from './cases-inflation.js';
 import { mediaCases } from './cases-media.js';
@@ -36,6 +38,8 @@ const cases = [
   ...dataCases,
   ...inflationCases,
   ...webCases,
+  ...disguisedCases,
+  ...fieldCases,
 ];
 const CANARY_FILES = ['secret.png', 'secret.svg', 'secret.txt', 'secret.xml'];
 
@@ -76,8 +80,8 @@ function strayTempEntries(): string[] {
 }
 
 describe('hostile inputs', () => {
-  it('has at least 40 cases with distinct names', () => {
-    expect(cases.length).toBeGreaterThanOrEqual(40);
+  it('has at least 100 cases with distinct names', () => {
+    expect(cases.length).toBeGreaterThanOrEqual(100);
     expect(new Set(cases.map((c) => c.name)).size).toBe(cases.length);
   });
 

@@ -1,3 +1,4 @@
+import { copyFileSync, existsSync } from 'node:fs';
 import { copyFile, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -85,13 +86,18 @@ export function crashEngine(name: string): Converter {
     edges: [edge('txt', 'md')],
     probe: async () => ({ ok: true, version: '1' }),
     run: async (_req, ctx) => {
-      await runProcess(findBinary(['fileconv-crash'])!, [], ctx);
+      const bin = findBinary(['fileconv-crash'])!;
+      await runProcess(bin, [], ctx, { readable: [bin] });
       return { files: [] };
     },
   });
 }
 
-/** Runs the hanging fixture executable (which records its pids in `pidFile`) through runProcess. */
+/**
+ * Runs the hanging fixture executable (which records its pids in `pidFile`) through runProcess.
+ * A confined engine sees only its job folder, so it records them there and they are copied out
+ * while it runs.
+ */
 export function hangEngine(name: string, pidFile: string, timeoutMs: number): Converter {
   return defineConverter({
     name,
@@ -101,7 +107,18 @@ export function hangEngine(name: string, pidFile: string, timeoutMs: number): Co
     timeoutMs,
     probe: async () => ({ ok: true, version: '1' }),
     run: async (_req, ctx) => {
-      await runProcess(findBinary(['fileconv-hang'])!, [pidFile], ctx);
+      const bin = findBinary(['fileconv-hang'])!;
+      const recorded = join(ctx.workDir, 'hang.pids');
+      const copyOut = () => {
+        if (existsSync(recorded)) copyFileSync(recorded, pidFile);
+      };
+      const poll = setInterval(copyOut, 20);
+      try {
+        await runProcess(bin, [recorded], ctx, { readable: [bin] });
+      } finally {
+        clearInterval(poll);
+        copyOut();
+      }
       return { files: [] };
     },
   });

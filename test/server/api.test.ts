@@ -13,6 +13,7 @@ import {
   startTestServer,
   submit,
   type TestServer,
+  UNREADABLE_BYTES,
   waitDone,
 } from './helpers.js';
 
@@ -221,12 +222,7 @@ describe('multi-page outputs', () => {
 
 describe('failed conversions', () => {
   it('reports the detail code and answers the artifact path with 502', async () => {
-    const rid = await submit(
-      base,
-      'docx-pdf',
-      'broken.docx',
-      Buffer.from('this is not a word document at all'.repeat(20)),
-    );
+    const rid = await submit(base, 'docx-pdf', 'broken.docx', UNREADABLE_BYTES);
     const done = await waitDone(base, rid);
     expect(done.status).toBe('failed');
     expect(done.error).toEqual({ code: 'MALFORMED_DOCUMENT', message: expect.any(String) });

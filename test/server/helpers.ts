@@ -54,6 +54,13 @@ export async function startTestServer(
   };
 }
 
+/**
+ * Bytes no engine can read that are no format at all (no signature, not text): they pass the
+ * declared-format check as any binary format and fail in the engine, MALFORMED_DOCUMENT for office
+ * formats. Text would be refused up front as FORMAT_MISMATCH instead.
+ */
+export const UNREADABLE_BYTES = Buffer.alloc(700, 0);
+
 export function removeDir(dir: string): void {
   rmSync(dir, { recursive: true, force: true });
 }

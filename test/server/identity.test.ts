@@ -21,6 +21,7 @@ import {
   startTestServer,
   type TestServer,
   tempDir,
+  UNREADABLE_BYTES,
   waitDone,
 } from './helpers.js';
 
@@ -242,7 +243,7 @@ describe('daily quotas', () => {
 
   it('refunds a failed conversion: the unit comes back and the timeline says so', async () => {
     const s = await server({ quotaAnon: 'conversions=1' });
-    const garbage = Buffer.from('this is not a word document at all'.repeat(20));
+    const garbage = UNREADABLE_BYTES;
     const res = await convert(s.url, 'docx-pdf', 'broken.docx', garbage);
     expect(res.status).toBe(202);
     expect(remaining(res, 'conversions')).toBe(0);

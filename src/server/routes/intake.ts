@@ -1,5 +1,6 @@
 import type { Hono, MiddlewareHandler } from 'hono';
 import { sourceFormatOf } from '../../core/source-format.js';
+import { formatMismatch } from '../../detect/declared.js';
 import { validateOptions } from '../../engine/options.js';
 import { FileconvError } from '../../errors/index.js';
 import { resolveFormat } from '../../formats/index.js';
@@ -221,6 +222,9 @@ export function registerIntakeRoutes(app: Hono<AppEnv>, ctx: ServerContext): voi
         filename: file.filename,
         contentType: file.contentType,
       });
+      // Refused before any engine runs: an SVG uploaded as png never reaches an image decoder.
+      const mismatch = formatMismatch(plan.from, { id: report.detected, confidence: report.confidence });
+      if (mismatch) throw mismatch;
       const detectedAt = Date.now();
       // Only accepted work counts: the unit is taken once the request is valid, just before it is filed.
       const isVoice = plan.family === 'voice' || plan.steps.some((s) => s.edge.family === 'voice');
