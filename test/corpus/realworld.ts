@@ -15,10 +15,13 @@ import { mapLimit } from '../../src/run/pool.js';
 import { runConversion } from '../../src/run/runner.js';
 import { CASE_CHECKS, isTarget, targetsFor } from './checks.js';
 import { type CorpusFile, fetchCorpus } from './fetch.js';
+import { type FidelityCase, measureCase, printFidelity } from './fidelity.js';
 
 const DETECTION_OVERALL = 0.98;
 const DETECTION_PER_FORMAT = 0.9;
 const CONVERSION_OVERALL = 0.98;
+/** Share of measured conversions at or above every fidelity floor (docs/fidelity.md). */
+const FIDELITY_OVERALL = 0.98;
 const CASE_TIMEOUT_MS = 120_000;
 const PARALLEL = 2;
 /** Codes a broken file may end in: the conversion was refused for a stated reason. */
@@ -29,6 +32,7 @@ interface Outcome {
   format: string;
   ok: boolean;
   why?: string;
+  fidelity?: FidelityCase;
 }
 
 const canonical = (id: string) => getFormat(id)?.detectsAs ?? id;
@@ -72,8 +76,12 @@ const isBroken = (f: CorpusFile) => f.cut !== undefined || f.broken === true;
 
 /** Converts as a user would: a PDF without a text layer is tried again with OCR, as NEEDS_OCR advises. */
 async function convertLikeAUser(f: CorpusFile, from: string, to: string, outDir: string) {
-  const run = (options?: unknown) =>
-    withTimeout((signal) => runConversion({ input: f.file, from, to, outDir, signal, options }));
+  const run = async (options?: unknown) => ({
+    options,
+    result: await withTimeout((signal) =>
+      runConversion({ input: f.file, from, to, outDir, signal, options }),
+    ),
+  });
   try {
     return await run();
   } catch (e) {
@@ -88,15 +96,18 @@ async function convertCase(f: CorpusFile, from: string | undefined, to: string):
   const outDir = await mkdtemp(join(tmpdir(), 'fileconv-realworld-'));
   try {
     if (!from) throw new Error('no source format');
-    const result = await convertLikeAUser(f, from, to, outDir);
-    const output = result.files[0]?.path;
+    const { result, options } = await convertLikeAUser(f, from, to, outDir);
+    const outputs = result.files.map((file) => file.path);
+    const output = outputs[0];
     if (!output) return { name, format: f.format, ok: false, why: 'no output' };
     for (const check of [isTarget, ...CASE_CHECKS.map((c) => (o: string, t: string) => c(o, t, f.file))]) {
       const why = await check(output, to);
       if (why === 'empty output' && f.empty) continue;
       if (why) return { name, format: f.format, ok: false, why };
     }
-    return { name, format: f.format, ok: true };
+    // A broken file's output is a salvage, not a copy: only whole files are held to the floors.
+    const fidelity = isBroken(f) ? undefined : await measureCase(name, from, to, f.file, outputs, options);
+    return { name, format: f.format, ok: true, fidelity };
   } catch (e) {
     const code = isFileconvError(e) ? e.code : undefined;
     if (isBroken(f) && code && CLEAR_CODES.has(code)) return { name, format: f.format, ok: true };
@@ -162,6 +173,8 @@ async function main(): Promise<number> {
 
   if (conversion.rate < CONVERSION_OVERALL)
     failures.push(`conversions ${pct(conversion.rate)} < ${pct(CONVERSION_OVERALL)}`);
+  const fidelity = printFidelity(conversions.flatMap((o) => (o.fidelity ? [o.fidelity] : [])));
+  if (fidelity < FIDELITY_OVERALL) failures.push(`fidelity ${pct(fidelity)} < ${pct(FIDELITY_OVERALL)}`);
   const code = report(failures);
   const passed = conversions.filter((o) => o.ok).length;
   console.log(`\n${passed} passed, ${conversions.length - passed} failed`);
