@@ -5,6 +5,7 @@ import type { ConversionOptions } from '../../src/engine/options.js';
 import { FileconvError } from '../../src/errors/index.js';
 import type { FormatId } from '../../src/formats/index.js';
 import { EngineProcessError, findBinary, runProcess } from '../../src/run/process.js';
+import { decodeSource } from '../pandoc/decode.js';
 import { type Site, singlePageSite } from './site.js';
 
 /** pandoc readers of the text formats printed through HTML; plain text needs no reader. */
@@ -81,7 +82,8 @@ export async function markupSite(
       throw e;
     }
   } else {
-    await writeFile(page, plainTextPage(await readFile(input, 'utf8')));
+    // UTF-16, UTF-32 and Latin-1 text is read by its byte order mark or bytes, not as UTF-8.
+    await writeFile(page, plainTextPage(decodeSource(await readFile(input), 'txt').text));
   }
   const site = await singlePageSite(page, ctx.workDir);
   const css = PRINT_STYLESHEET + (options.break_before_h1 ? H1_PAGE_BREAKS : '');

@@ -10,7 +10,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { replacementPairs } from './catalog.js';
 
 /**
@@ -110,6 +110,11 @@ export function fontconfigFile(variant: FontconfigVariant = {}): string {
   }
   written.set(hash, file);
   return file;
+}
+
+/** The folders of the fontconfig files written so far: a confined engine must be able to read them. */
+export function fontconfigFolders(): string[] {
+  return [...new Set([...written.values()].map((file) => dirname(file)))];
 }
 
 /**

@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { lstatSync, readFileSync, readlinkSync } from 'node:fs';
 import { chown, lstat, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
+import { fontconfigFolders } from '../fonts/fontconfig.js';
 import { findBinary } from './process.js';
 
 /**
@@ -143,14 +144,16 @@ function namespaceArgs(access: EngineAccess): string[] {
   args.push('--proc', '/proc', '--dev', '/dev', '--perms', '1777', '--tmpfs', '/dev/shm');
   if (access.tmp) args.push('--bind', access.tmp, '/tmp');
   else args.push('--perms', '1777', '--tmpfs', '/tmp');
-  const paths = [...(access.readable ?? []), ...access.writable];
+  // The engine's FONTCONFIG_FILE lives in the temp folder, outside what a namespace shows.
+  const readable = [...(access.readable ?? []), ...fontconfigFolders()];
+  const paths = [...readable, ...access.writable];
   // bwrap would give the folders above a bound path the modes of the real ones (often 0700 root);
   // traversable empty folders let the engine user reach what it is given, and show nothing else.
   const above = new Set(paths.flatMap(ancestors));
   for (const dir of [...above].sort()) {
     if (dir !== '/tmp' && !underSystem(dir)) args.push('--perms', '0755', '--dir', dir);
   }
-  for (const path of access.readable ?? []) if (!underSystem(path)) args.push('--ro-bind', path, path);
+  for (const path of readable) if (!underSystem(path)) args.push('--ro-bind', path, path);
   for (const path of access.writable) args.push('--bind', path, path);
   return args;
 }

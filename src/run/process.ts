@@ -167,7 +167,7 @@ export async function runProcess(
     const stdoutBuffer = options.binaryStdout ? Buffer.from(r.stdout as unknown as Uint8Array) : undefined;
     const stdout = options.binaryStdout ? '' : String(r.stdout ?? '');
     if (r.exitCode !== 0 || r.signal) {
-      if (wroteTooMuch(r.signal ?? undefined, r.exitCode, stderr))
+      if (wroteTooMuch(r.signal ?? undefined, r.exitCode, stderr, basename(command.file) === 'bwrap'))
         throw new FileconvError('OUTPUT_TOO_LARGE');
       throw new EngineProcessError(basename(file), r.exitCode, r.signal ?? undefined, stderr, stdout);
     }
@@ -182,12 +182,18 @@ export async function runProcess(
 /**
  * An engine past its file-size cap (RLIMIT_FSIZE) is killed by SIGXFSZ (a shell in between says
  * "File size limit exceeded" and exits 128+25); one that ignores the signal (Python does, so
- * calibre and the UNO bridge) sees its write fail with EFBIG, "File too large".
+ * calibre and the UNO bridge) sees its write fail with EFBIG, "File too large". bubblewrap, the
+ * parent of a confined engine, passes a death by signal on as 128+signal, silently.
  */
-function wroteTooMuch(signal: string | undefined, exitCode: number | undefined, stderr: string): boolean {
+function wroteTooMuch(
+  signal: string | undefined,
+  exitCode: number | undefined,
+  stderr: string,
+  confined: boolean,
+): boolean {
   return (
     signal === 'SIGXFSZ' ||
-    (exitCode === 153 && /File size limit exceeded/.test(stderr)) ||
+    (exitCode === 153 && (confined || /File size limit exceeded/.test(stderr))) ||
     /\bFile too large\b/.test(stderr)
   );
 }

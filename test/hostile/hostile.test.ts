@@ -73,10 +73,12 @@ afterAll(async () => {
 });
 
 /** Temp entries other than the harness's own folders and the warm office pool's. */
+// Kept by design: the canary, the warm office pool's folders and the fontconfig file every engine
+// reads (written once per process, src/fonts/fontconfig.ts).
+const KEPT_TEMP = ['fileconv-canary-', 'fileconv-office-', 'fileconv-fonts-'];
+
 function strayTempEntries(): string[] {
-  return readdirSync(privateTmp).filter(
-    (e) => e !== 'cases' && !e.startsWith('fileconv-canary-') && !e.startsWith('fileconv-office-'),
-  );
+  return readdirSync(privateTmp).filter((e) => e !== 'cases' && !KEPT_TEMP.some((p) => e.startsWith(p)));
 }
 
 describe('hostile inputs', () => {
