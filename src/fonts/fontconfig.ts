@@ -114,7 +114,7 @@ export function fontconfigFile(variant: FontconfigVariant = {}): string {
 
 /** The folders of the fontconfig files written so far: a confined engine must be able to read them. */
 export function fontconfigFolders(): string[] {
-  return [...new Set([...written.values()].map((file) => dirname(file)))];
+  return [...new Set([...written.values(), BASE_CONFIG].map((file) => dirname(file)))];
 }
 
 /**

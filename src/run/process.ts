@@ -167,7 +167,7 @@ export async function runProcess(
     const stdoutBuffer = options.binaryStdout ? Buffer.from(r.stdout as unknown as Uint8Array) : undefined;
     const stdout = options.binaryStdout ? '' : String(r.stdout ?? '');
     if (r.exitCode !== 0 || r.signal) {
-      if (wroteTooMuch(r.signal ?? undefined, r.exitCode, stderr, basename(command.file) === 'bwrap'))
+      if (wroteTooMuch(r.signal ?? undefined, r.exitCode, stderr, isConfined(command)))
         throw new FileconvError('OUTPUT_TOO_LARGE');
       throw new EngineProcessError(basename(file), r.exitCode, r.signal ?? undefined, stderr, stdout);
     }
@@ -196,6 +196,11 @@ function wroteTooMuch(
     (exitCode === 153 && (confined || /File size limit exceeded/.test(stderr))) ||
     /\bFile too large\b/.test(stderr)
   );
+}
+
+/** Whether bubblewrap stands between this process and the engine (prlimit and unshare exec, bwrap forks). */
+function isConfined(command: { file: string; args: readonly string[] }): boolean {
+  return [command.file, ...command.args].some((a) => basename(a) === 'bwrap');
 }
 
 let sandboxNoted = false;

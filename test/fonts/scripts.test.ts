@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs';
+import { chmodSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
@@ -75,7 +75,9 @@ const WITHOUT_SCRIPT_FONTS = `<?xml version="1.0"?>
 describe('the glyph check', () => {
   it('fails on a PDF whose scripts were drawn as boxes', async () => {
     const conf = join(dir, 'without-script-fonts.conf');
-    writeFileSync(conf, WITHOUT_SCRIPT_FONTS);
+    writeFileSync(conf, WITHOUT_SCRIPT_FONTS, { mode: 0o644 });
+    // Engines run as their own user: the base configuration must be readable by it.
+    chmodSync(dir, 0o755);
     const out = join(dir, 'boxes.pdf');
     // Its own process, so its LibreOffice starts with this fontconfig setup; the fontconfig file
     // fileconv writes on top of it goes to this test's folder. ODT, which only LibreOffice renders.
