@@ -23,6 +23,12 @@ const SCRIPT_FILES: Record<string, readonly ScriptLine[]> = {
   'debian-faq-zh-cn/usr/share/doc/debian/FAQ/zh-cn/contributing.zh-cn.html': [
     { script: 'Chinese', text: '计划作出贡献', lang: 'zh-CN' },
   ],
+  'libspreadsheet-parseexcel-perl/usr/share/doc/libspreadsheet-parseexcel-perl/examples/sample/Excel/Test95J.xls':
+    [{ script: 'Japanese', text: '漢字のデータ', lang: 'ja' }],
+  'libspreadsheet-parseexcel-perl/usr/share/doc/libspreadsheet-parseexcel-perl/examples/sample/Excel/Test97J.xls':
+    [{ script: 'Japanese', text: '漢字のデータ', lang: 'ja' }],
+  'libspreadsheet-parseexcel-perl/usr/share/doc/libspreadsheet-parseexcel-perl/examples/sample/Excel/oem.xls':
+    [{ script: 'Japanese', text: '文字化けするシリーズ', lang: 'ja' }],
   'live-manual-odf/usr/share/doc/live-manual/odt/live-manual.ja.odt': [
     { script: 'Japanese kana', text: 'このマニュアルについて', lang: 'ja' },
     { script: 'Japanese kanji', text: '独自化', lang: 'ja' },
@@ -56,7 +62,7 @@ describe.skipIf(!cached)('real-world documents in non-Latin scripts to PDF (need
         from: entry.format as FormatId,
         to: 'pdf',
         outDir: out.dir,
-        baseName: entry.package!,
+        baseName: entry.name.replace(/\W+/g, '-'),
       });
       const pdf = result.files[0]?.path;
       expect(pdf, `${entry.format} to pdf wrote nothing`).toBeDefined();
