@@ -6,9 +6,13 @@ import { XMLParser } from 'fast-xml-parser';
 /** fontconfig as the system has it, whatever FONTCONFIG_FILE the test process carries. */
 const SYSTEM_FONTS_ENV = { ...process.env, FONTCONFIG_FILE: '/etc/fonts/fonts.conf' };
 
-/** `ABCDEF+NotoSansThai-Regular` and `NotoSansThai` both become `NotoSansThai`. */
+/**
+ * `ABCDEF+NotoSansThai-Regular` and `NotoSansThai` both become `NotoSansThai`; so does a style glued
+ * to the family without a hyphen (LibreOffice embeds URW's `NimbusRoman-Bold` as `NimbusRomanBold`).
+ */
 export function fontKey(name: string): string {
-  return name.replace(/^[A-Z]{6}\+/, '').split('-')[0] ?? name;
+  const family = name.replace(/^[A-Z]{6}\+/, '').split('-')[0] ?? name;
+  return family.replace(/(?:Regular|Bold|Italic|Oblique)+$/, '') || family;
 }
 
 /** pdffonts' rows: the embedded fonts' names, and whether any font is Type 3 (glyphs as drawing procedures). */
@@ -91,7 +95,11 @@ interface RunXml {
  * The text holds the run's characters, not necessarily in order (bold parts come apart).
  */
 export function textRuns(pdf: string): TextRun[] {
-  const xml = execFileSync('pdftohtml', ['-xml', '-i', '-stdout', '-q', pdf], { encoding: 'utf8' });
+  // A long document's runs take several megabytes, past execFileSync's 1 MB default.
+  const xml = execFileSync('pdftohtml', ['-xml', '-i', '-stdout', '-q', pdf], {
+    encoding: 'utf8',
+    maxBuffer: 256 * 1024 * 1024,
+  });
   const parser = new XMLParser({
     ignoreAttributes: false,
     attributeNamePrefix: '',
