@@ -29,14 +29,19 @@ afterAll(async () => {
 });
 
 describe('the data engine runs off the event loop', () => {
-  it('/healthz answers within 100 ms, every time, while a 50 MB JSON converts', async () => {
+  it('/healthz answers within 100 ms while a 50 MB JSON converts (the median; none stalls)', async () => {
     const id = await submit(server.url, 'json-csv', 'big.json', bigJson());
     let whileConverting = 0;
+    const answeredIn: number[] = [];
     for (;;) {
-      // Each probe must complete inside its own 100 ms budget, or it throws and the test fails.
-      const res = await request(`${server.url}/healthz`, { signal: AbortSignal.timeout(100) });
+      // A parser on the event loop stalls every answer for the whole parse (seconds for 50 MB);
+      // the test machine's scheduler alone, with other test files running, can delay one probe a
+      // little: so the median must be under 100 ms, and no probe may take half a second.
+      const started = performance.now();
+      const res = await request(`${server.url}/healthz`, { signal: AbortSignal.timeout(500) });
       expect(res.statusCode).toBe(200);
       expect(await res.body.json()).toEqual({ status: 'ok' });
+      answeredIn.push(performance.now() - started);
       const events = (await get(`${server.url}/api/public/requests/${id}/timeline`)).json.events as {
         kind: string;
       }[];
@@ -49,5 +54,10 @@ describe('the data engine runs off the event loop', () => {
     expect(done.status, JSON.stringify(done.error)).toBe('succeeded');
     // The probes overlapped the data engine's work, not only the upload or the queue.
     expect(whileConverting).toBeGreaterThanOrEqual(5);
+    const sorted = [...answeredIn].sort((x, y) => x - y);
+    expect(
+      sorted[Math.floor(sorted.length / 2)],
+      `probe answers in ms: ${sorted.map(Math.round).join(', ')}`,
+    ).toBeLessThan(100);
   }, 180_000);
 });
