@@ -1,6 +1,13 @@
+import { stat } from 'node:fs/promises';
 import type { ConversionOptions } from '../engine/options.js';
 import { artifactChecks, describeChecks } from '../fidelity/index.js';
 import type { ConversionOutputFile, Plan } from './types.js';
+
+/**
+ * Largest source or output the checks read. Words are counted in this process: tens of megabytes
+ * of text would hold the event loop that answers every other request for seconds.
+ */
+export const CHECKS_MAX_BYTES = 8 * 1024 * 1024;
 
 /**
  * Says on each output what it kept (pages, pictures, words, size, duration...), measured from the
@@ -15,6 +22,15 @@ export async function attachChecks(
   emit: (kind: string, message: string) => void,
 ): Promise<void> {
   const paths = outputs.map((o) => o.path);
+  const sizes = await Promise.all(
+    [source, ...paths].map((p) =>
+      stat(p).then(
+        (s) => s.size,
+        () => 0,
+      ),
+    ),
+  );
+  if (sizes.some((size) => size > CHECKS_MAX_BYTES)) return;
   const checks = await artifactChecks({
     from: plan.from,
     to: plan.to,
