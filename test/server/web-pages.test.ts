@@ -35,40 +35,6 @@ let site: Server;
 let siteUrl: string;
 let siteHits: string[] = [];
 
-beforeAll(async () => {
-  if (!installed) return;
-  const config = resolveServeConfig(
-    { host: '127.0.0.1', port: '0', concurrency: '2', rateLimit: '0', dataDir: join(dir, 'data') },
-    {},
-  );
-  // The public intake refuses loopback addresses, where this test's site lives; the same fetcher
-  // with private addresses allowed (as the CLI has it) stands in for a public site.
-  server = await startServer(config, {
-    urlIntake: {
-      fetch: (url, destDir, { signal }) => fetchToFile(url, destDir, { signal, allowPrivate: true }),
-    },
-  });
-  site = createServer((req, res) => {
-    siteHits.push(req.url ?? '');
-    if (req.url === '/invoice') {
-      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
-      res.end(invoiceHtml(true));
-    } else {
-      res.writeHead(200, { 'content-type': 'text/css' });
-      res.end('body { background: red; }');
-    }
-  });
-  await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
-  const address = site.address();
-  siteUrl = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
-});
-
-afterAll(async () => {
-  await server?.shutdown();
-  await new Promise((resolve) => site?.close(resolve));
-  removeDir(dir);
-});
-
 async function download(done: { artifacts: { download: string }[] }, name: string): Promise<string> {
   const location = String((await get(done.artifacts[0]!.download)).headers.location);
   const res = await request(location);
@@ -100,6 +66,38 @@ async function expectInvoice(pdf: string): Promise<void> {
 describe.skipIf(!installed)(
   'web pages through the server and the CLI (Debian chromium not installed)',
   () => {
+    beforeAll(async () => {
+      const config = resolveServeConfig(
+        { host: '127.0.0.1', port: '0', concurrency: '2', rateLimit: '0', dataDir: join(dir, 'data') },
+        {},
+      );
+      // The public intake refuses loopback addresses, where this test's site lives; the same fetcher
+      // with private addresses allowed (as the CLI has it) stands in for a public site.
+      server = await startServer(config, {
+        urlIntake: {
+          fetch: (url, destDir, { signal }) => fetchToFile(url, destDir, { signal, allowPrivate: true }),
+        },
+      });
+      site = createServer((req, res) => {
+        siteHits.push(req.url ?? '');
+        if (req.url === '/invoice') {
+          res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+          res.end(invoiceHtml(true));
+        } else {
+          res.writeHead(200, { 'content-type': 'text/css' });
+          res.end('body { background: red; }');
+        }
+      });
+      await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
+      const address = site.address();
+      siteUrl = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+    });
+
+    afterAll(async () => {
+      await server?.shutdown();
+      await new Promise((resolve) => site?.close(resolve));
+      removeDir(dir);
+    });
     it.skipIf(!bundledFontAvailable)(
       'server: an uploaded web page ZIP becomes a PDF',
       { timeout: 120_000 },
