@@ -1,5 +1,6 @@
 import { copyFile, mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { decodeSource } from '../src/detect/text/encoding.js';
 import { type ConversionEdge, defineConverter, edgesBetween } from '../src/engine/contract.js';
 import type { ConversionOptions } from '../src/engine/options.js';
 import { FileconvError } from '../src/errors/index.js';
@@ -145,6 +146,18 @@ async function stripBom(path: string): Promise<void> {
   if (bytes.subarray(0, 3).equals(UTF8_BOM)) await writeFile(path, bytes.subarray(3));
 }
 
+/**
+ * The text import is told UTF-8 (a filter cannot sniff), so UTF-16, UTF-32 and windows-1252 text
+ * is handed over re-encoded, as pandoc and the PDF route get it.
+ */
+async function writeUtf8Copy(input: string, copy: string, log: (m: string) => void): Promise<void> {
+  const bytes = await readFile(input);
+  const { text, encoding } = decodeSource(bytes, 'txt');
+  if (encoding === 'UTF-8') return copyFile(input, copy);
+  log(`read as ${encoding}`);
+  await writeFile(copy, text);
+}
+
 export default defineConverter({
   name: 'libreoffice',
   description: 'LibreOffice headless: word processing, spreadsheet and presentation files, and PDF export',
@@ -186,7 +199,8 @@ export default defineConverter({
     if (importFilter !== source.filter) ctx.log(`Word 6/95 document: import filter ${importFilter}`);
     // LibreOffice names the output after the input, and picks behaviour by extension too.
     const named = join(ctx.workDir, `input.${extensionOf(edge.from)}`);
-    await copyFile(input, named);
+    if (edge.from === 'txt') await writeUtf8Copy(input, named, ctx.log);
+    else await copyFile(input, named);
     const pooledOutput = join(outDir, `output.${extensionOf(edge.to)}`);
     const pooled = {
       input: named,

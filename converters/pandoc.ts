@@ -1,11 +1,11 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { decodeSource } from '../src/detect/text/encoding.js';
 import { type ConversionEdge, defineConverter, edgesBetween } from '../src/engine/contract.js';
 import { FileconvError } from '../src/errors/index.js';
 import { extensionOf, type FormatId } from '../src/formats/index.js';
 import { EngineProcessError, findBinary, probeBinary, runProcess } from '../src/run/process.js';
 import { isPasswordProtected } from './office/encryption.js';
-import { decodeSource } from './pandoc/decode.js';
 
 const READERS: Partial<Record<FormatId, string>> = {
   md: 'markdown',

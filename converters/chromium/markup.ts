@@ -1,11 +1,11 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { decodeSource } from '../../src/detect/text/encoding.js';
 import type { StepContext } from '../../src/engine/contract.js';
 import type { ConversionOptions } from '../../src/engine/options.js';
 import { FileconvError } from '../../src/errors/index.js';
 import type { FormatId } from '../../src/formats/index.js';
 import { EngineProcessError, findBinary, runProcess } from '../../src/run/process.js';
-import { decodeSource } from '../pandoc/decode.js';
 import { type Site, singlePageSite } from './site.js';
 
 /** pandoc readers of the text formats printed through HTML; plain text needs no reader. */

@@ -1,4 +1,5 @@
 import { readFile, stat } from 'node:fs/promises';
+import { decodeSource } from '../detect/text/encoding.js';
 import type { FormatId } from '../formats/index.js';
 import type { RunTool } from './tools.js';
 import { readZip } from './zip.js';
@@ -125,23 +126,27 @@ export async function textOf(path: string, format: FormatId, run: RunTool): Prom
   if (!PLAIN.has(format) && !MARKUP.has(format) && format !== 'rtf') return undefined;
   const size = (await stat(path)).size;
   const bytes = (await readFile(path)).subarray(0, Math.min(size, MAX_TEXT_BYTES));
-  const text = bytes.toString(format === 'rtf' ? 'latin1' : 'utf8');
-  if (format === 'rtf') return rtfText(text);
+  if (format === 'rtf') return rtfText(bytes.toString('latin1'));
+  // Read as the engines read it: by byte order mark (UTF-16, UTF-32), UTF-8, meta charset, windows-1252.
+  const { text } = decodeSource(bytes, format);
   if (format === 'md') return markdownText(text);
   return MARKUP.has(format) ? markupText(text) : text;
 }
 
+/** Chinese, Japanese and Korean characters: their text is counted by character. */
+const CJK = '\\p{Script=Han}\\p{Script=Hiragana}\\p{Script=Katakana}\\p{Script=Hangul}';
+/** A decimal number, one CJK character, or a run of other letters and digits. */
+const WORD = new RegExp(`\\d+\\.\\d+|[${CJK}]|(?:(?![${CJK}])[\\p{L}\\p{N}])+`, 'gu');
+
 /**
  * The words of a text, case- and accent-form-folded, as a multiset. Decimal numbers count by
- * value, since spreadsheets show 0.80 as 0.8.
+ * value, since spreadsheets show 0.80 as 0.8. Chinese and Japanese write no spaces between words
+ * and a line break may fall anywhere in a sentence, so CJK text counts character by character
+ * (Korean too, whose spaced words an engine may still break differently).
  */
 export function wordCounts(text: string): Map<string, number> {
   const counts = new Map<string, number>();
-  const tokens =
-    text
-      .normalize('NFKC')
-      .toLowerCase()
-      .match(/\d+\.\d+|[\p{L}\p{N}]+/gu) ?? [];
+  const tokens = text.normalize('NFKC').toLowerCase().match(WORD) ?? [];
   for (const token of tokens) {
     const w = /^\d+\.\d+$/.test(token) ? String(Number(token)) : token;
     counts.set(w, (counts.get(w) ?? 0) + 1);

@@ -49,6 +49,16 @@ describe('words', () => {
       'Café au lait',
     );
   });
+
+  it('counts Chinese, Japanese and Korean text by character, since line breaks fall inside words', () => {
+    const source = wordCounts('港湾の報告書 page 한국어 문서');
+    // an engine's line break inside the sentence, and Korean words spaced differently
+    const output = wordCounts('港湾の\n報告書 page\n한국 어문서');
+    expect(wordsKept(source, output)).toBe(1);
+    expect(source.get('港')).toBe(1);
+    expect(source.get('page')).toBe(1);
+    expect(wordsKept(source, wordCounts('港湾 page'))).toBeCloseTo(3 / 12);
+  });
 });
 
 describe('measureFidelity on real conversions', () => {

@@ -1,3 +1,5 @@
+import { decodeUtf32 } from './encoding.js';
+
 /** Text decoded from the head of a file, or undefined when the bytes are not text. */
 export interface DecodedText {
   text: string;
@@ -53,15 +55,10 @@ function utf16(bytes: Buffer, encoding: 'utf-16le' | 'utf-16be', complete: boole
 const UTF32LE_BOM = Buffer.from([0xff, 0xfe, 0, 0]);
 const UTF32BE_BOM = Buffer.from([0, 0, 0xfe, 0xff]);
 
-/** UTF-32 (rare, but it has a BOM): Node's TextDecoder does not know it, so code points are read by hand. */
+/** UTF-32 (rare, but it has a BOM); a NUL or a code point outside Unicode means not text. */
 function utf32(bytes: Buffer, encoding: 'utf-32le' | 'utf-32be', complete: boolean): DecodedText | undefined {
-  const points: number[] = [];
-  for (let at = 0; at + 4 <= bytes.length; at += 4) {
-    const cp = encoding === 'utf-32le' ? bytes.readUInt32LE(at) : bytes.readUInt32BE(at);
-    if (cp === 0 || cp > 0x10ffff) return undefined;
-    points.push(cp);
-  }
-  const text = String.fromCodePoint(...points);
+  const text = decodeUtf32(bytes, encoding === 'utf-32le');
+  if (/[\0\ufffd]/.test(text)) return undefined;
   return looksLikeText(text) ? { text, encoding, complete } : undefined;
 }
 

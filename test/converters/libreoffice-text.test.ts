@@ -1,0 +1,61 @@
+import { execFileSync } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import libreoffice from '../../converters/libreoffice.js';
+import { decodeSource } from '../../src/detect/text/encoding.js';
+import { measureFidelity } from '../../src/fidelity/index.js';
+import { convertWith, fileScopedDir, zipEntries } from '../helpers/office.js';
+
+const fixtures = fileScopedDir('fileconv-lo-text-');
+const dir = fixtures.dir;
+afterAll(() => fixtures.cleanup());
+
+const TEXT = 'Naïve façade, déjà vu.\nThe harbour report: 42 ships in 2024.\n港湾の報告書\n';
+
+/** The text in another encoding (iconv), after the byte order mark a writer of that encoding puts first. */
+function encoded(name: string, encoding: string, bom: number[]): string {
+  const out = join(dir, name);
+  const body = execFileSync('iconv', ['-f', 'UTF-8', '-t', encoding], { input: TEXT });
+  writeFileSync(out, Buffer.concat([Buffer.from(bom), body]));
+  return out;
+}
+
+const ENCODINGS: [string, number[]][] = [
+  ['UTF-16LE', [0xff, 0xfe]],
+  ['UTF-16BE', [0xfe, 0xff]],
+  ['UTF-32LE', [0xff, 0xfe, 0, 0]],
+  ['UTF-32BE', [0, 0, 0xfe, 0xff]],
+];
+
+describe('text in another encoding than UTF-8', () => {
+  it('is decoded by its byte order mark, UTF-32 before UTF-16 (both start FF FE)', () => {
+    const le = Buffer.from([0xff, 0xfe, 0, 0, 0x2f, 0x6e, 0, 0, 0x41, 0, 0, 0]);
+    expect(decodeSource(le, 'txt')).toEqual({ text: '港A', encoding: 'UTF-32LE' });
+    const be = Buffer.from([0, 0, 0xfe, 0xff, 0, 0, 0, 0x41, 0, 0x11, 0, 0]);
+    // a code point past U+10FFFF is not Unicode
+    expect(decodeSource(be, 'txt')).toEqual({ text: 'A\ufffd', encoding: 'UTF-32BE' });
+    expect(decodeSource(Buffer.from([0xff, 0xfe, 0x41, 0]), 'txt')).toEqual({
+      text: 'A',
+      encoding: 'UTF-16LE',
+    });
+  });
+
+  for (const [encoding, bom] of ENCODINGS) {
+    it(`${encoding} text becomes HTML and DOCX with all of its words`, async () => {
+      const source = encoded(`${encoding}.txt`, encoding, bom);
+      for (const to of ['html', 'docx'] as const) {
+        const { files, leftover } = await convertWith(libreoffice, 'txt', to, source);
+        expect(leftover).toEqual([]);
+        const shown =
+          to === 'html'
+            ? readFileSync(files[0]!, 'utf8')
+            : (await zipEntries(files[0]!)).get('word/document.xml')!.toString('utf8');
+        expect(shown).toContain('Naïve façade, déjà vu.');
+        expect(shown).toContain('港湾の報告書');
+        const report = await measureFidelity({ from: 'txt', to, source, outputs: files });
+        expect(report.measures.find((m) => m.name === 'words_kept')).toMatchObject({ output: 1, ok: true });
+      }
+    }, 120_000);
+  }
+});
