@@ -172,7 +172,12 @@ async function mediaCounts(
 
 async function pixelCounts(path: string): Promise<FileCounts> {
   const meta = await sharp(path, { pages: 1, limitInputPixels: false }).metadata();
-  const size = { width: meta.width, height: meta.pageHeight ?? meta.height };
+  // The size a viewer shows: EXIF orientations 5 to 8 turn a photo a quarter, so its stored
+  // width and height swap when the conversion turns it upright. Frames of an animation stack.
+  const size =
+    meta.pages && meta.pages > 1
+      ? { width: meta.width, height: meta.pageHeight ?? meta.height }
+      : { width: meta.autoOrient.width, height: meta.autoOrient.height };
   if (!meta.pages || meta.pages < 2) return size;
   // An animation's length is the sum of its frame delays (milliseconds).
   const delays = meta.delay?.reduce((a, b) => a + b, 0);

@@ -192,10 +192,13 @@ export function judge(input: FidelityInput, seen: Observed): FidelityMeasure[] {
     );
   }
 
-  // A still picture made from an animation has one frame (its counts say none).
+  // A still picture made from an animation has one frame (its counts say none). A video made
+  // into a GIF or WebP keeps its length at the animation's lower frame rate, by design: its
+  // duration is judged, not its frames.
   const frames = dst.frames ?? (dst.width !== undefined ? 1 : undefined);
   const animates = to === 'gif' || to === 'webp' || toFamily === 'video';
-  if (animates && src.frames !== undefined && src.frames > 1 && frames !== undefined) {
+  const fromAnimation = fromFamily !== 'video';
+  if (animates && fromAnimation && src.frames !== undefined && src.frames > 1 && frames !== undefined) {
     out.push(measure('frames', src.frames, frames, '>= source', frames >= src.frames));
   }
   return out;
