@@ -15,6 +15,11 @@ export const FLOORS = {
   pages_slack: 1,
   /** Audio and video length, in seconds either way. */
   duration_slack_s: 0.2,
+  /**
+   * What an MP3 adds on top: the encoder's delay and the last frame's padding, up to three frames,
+   * which ffprobe counts. Frames are longest at 8 kHz (576 samples): 0.216 s, 0.22 as measured.
+   */
+  mp3_padding_s: 0.22,
 } as const;
 
 export type MeasureName =
@@ -82,6 +87,7 @@ const PICTURE_TARGETS: ReadonlySet<FormatId> = new Set([
 const MULTI_SHEET: ReadonlySet<FormatId> = new Set(['xlsx', 'ods', 'xls']);
 
 const familyOf = (f: FormatId) => getFormat(f)?.family;
+const round2 = (n: number) => Math.round(n * 100) / 100;
 
 /** The words of a file, when its format's text is readable and its family carries text. */
 async function wordsOf(path: string, format: FormatId, run: RunTool) {
@@ -186,10 +192,9 @@ export function judge(input: FidelityInput, seen: Observed): FidelityMeasure[] {
 
   const trimmed = o.start !== undefined || o.duration !== undefined || o.speed !== undefined;
   if (!trimmed && src.duration_s !== undefined && dst.duration_s !== undefined) {
-    const ok = Math.abs(src.duration_s - dst.duration_s) <= FLOORS.duration_slack_s;
-    out.push(
-      measure('duration_s', src.duration_s, dst.duration_s, `source ± ${FLOORS.duration_slack_s} s`, ok),
-    );
+    const slack = round2(FLOORS.duration_slack_s + (to === 'mp3' ? FLOORS.mp3_padding_s : 0));
+    const ok = Math.abs(src.duration_s - dst.duration_s) <= slack + 1e-9;
+    out.push(measure('duration_s', src.duration_s, dst.duration_s, `source ± ${slack} s`, ok));
   }
 
   // A still picture made from an animation has one frame (its counts say none). A video made

@@ -125,6 +125,12 @@ describe('measureFidelity on real conversions', () => {
     const duration = measureOf(report, 'duration_s');
     expect(duration).toMatchObject({ source: 3, ok: true });
     expect(Math.abs((duration?.output as number) - 3)).toBeLessThanOrEqual(0.2);
+    // Five samples at 8 kHz: the MP3 is three padded frames long, within the MP3 floor, not 0.2 s.
+    const tiny = join(dir, 'tiny.wav');
+    ffmpeg(['-f', 'lavfi', '-i', 'sine=frequency=440:sample_rate=8000', '-af', 'atrim=end_sample=5', tiny]);
+    const padded = measureOf(await convertAndMeasure(tiny, 'wav', 'mp3'), 'duration_s');
+    expect(padded).toMatchObject({ source: 0, floor: 'source ± 0.42 s', ok: true });
+    expect(padded?.output).toBeGreaterThan(0.2);
   }, 60_000);
 
   it('an animated GIF keeps its frames, and a video made into a GIF keeps its length', async () => {
