@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import ExcelJS from 'exceljs';
 import sharp from 'sharp';
@@ -76,6 +76,18 @@ describe('measureFidelity on real conversions', () => {
     expect(measureOf(report, 'words_kept')?.output).toBeGreaterThanOrEqual(0.95);
     expect(measureOf(report, 'pages')).toMatchObject({ source: 2, output: 2, ok: true });
     expect(measureOf(report, 'images')).toMatchObject({ source: 1, output: 1, ok: true });
+  }, 120_000);
+
+  it("an HTML page's pictures are those it carries: linked ones stay outside the upload", async () => {
+    const page = join(dir, 'linked.html');
+    const report = readFileSync(join(dir, 'report.html'), 'utf8');
+    writeFileSync(
+      page,
+      report.replace('<h1>', '<p><img src="logo.png"><img src="https://example.invalid/top.jpg"></p><h1>'),
+    );
+    const toPdf = await convertAndMeasure(page, 'html', 'pdf');
+    // the browser may draw its missing-picture icon in their place: one more picture object
+    expect(measureOf(toPdf, 'images')).toMatchObject({ source: 1, ok: true });
   }, 120_000);
 
   it('PDF to text keeps the words; a text missing half of them is below the floor', async () => {
