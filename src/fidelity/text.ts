@@ -1,4 +1,5 @@
 import { readFile, stat } from 'node:fs/promises';
+import { decodeHTML } from 'entities';
 import { decodeSource } from '../detect/text/encoding.js';
 import type { FormatId } from '../formats/index.js';
 import type { RunTool } from './tools.js';
@@ -24,21 +25,26 @@ const TEXT_PARTS: Partial<Record<FormatId, RegExp>> = {
 const SEPARATING_TAG =
   /<\/?(w:p|w:tab|w:br|w:cr|a:p|a:br|text:p|text:h|text:s|text:tab|text:line-break|table:table-cell|v|si|c|p|br|div|li|td|th|tr|h[1-6]|title)\b[^>]*>/gi;
 
-const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: ' ' };
+/** Any tag of well-formed markup, where a `<` in text is always escaped. */
+const ANY_TAG = /<[^>]*>/g;
+/**
+ * A tag in Markdown, where a bare `<` is text (R's `x <- 1`, `a < b`): a name or a closing slash
+ * must follow it, and the tag ends before any other `<`.
+ */
+const MARKDOWN_TAG = /<\/?[a-z][a-z0-9-]*(?:\s[^<>]*)?\/?>/gi;
 
-/** Markup to its text: separating tags become spaces, other tags vanish, entities are decoded. */
-export function markupText(xml: string): string {
-  return xml
-    .replace(/<(script|style|head)\b[\s\S]*?<\/\1>/gi, ' ')
-    .replace(SEPARATING_TAG, ' ')
-    .replace(/<[^>]*>/g, '')
-    .replace(/&(#x[0-9a-f]+|#\d+|[a-z]+);/gi, (m, e: string) => {
-      if (e[0] === '#') {
-        const code = e[1] === 'x' || e[1] === 'X' ? Number.parseInt(e.slice(2), 16) : Number(e.slice(1));
-        return Number.isFinite(code) && code <= 0x10ffff ? String.fromCodePoint(code) : ' ';
-      }
-      return ENTITIES[e.toLowerCase()] ?? m;
-    });
+/**
+ * Markup to its text: comments, scripts, styles and the head vanish, separating tags become
+ * spaces, other tags vanish, entities are decoded (HTML's named ones too: `&hellip;`).
+ */
+export function markupText(xml: string, tag = ANY_TAG): string {
+  return decodeHTML(
+    xml
+      .replace(/<!--[\s\S]*?-->/g, ' ')
+      .replace(/<(script|style|head)\b[\s\S]*?<\/\1>/gi, ' ')
+      .replace(SEPARATING_TAG, ' ')
+      .replace(tag, ''),
+  );
 }
 
 /** Groups of an RTF header or destinations that hold no document text (shapes hold text frames). */
@@ -82,9 +88,20 @@ export function rtfText(rtf: string): string {
     .replace(/[{}]/g, '');
 }
 
-/** Markdown's text without what renders as no text: link and image targets, HTML tags. */
+/** Fenced code blocks and code spans: Markdown shows what they hold as it is, tags and all. */
+const MARKDOWN_CODE = /^(`{3,}|~{3,})[^\n]*\n[\s\S]*?^\1[`~]*[ \t]*$|`[^`\n]+`/gm;
+
+/** Markdown's text without what renders as no text: link and image targets, HTML tags and comments. */
 export function markdownText(md: string): string {
-  return markupText(md.replace(/\]\([^)]*\)/g, '] ').replace(/^\s*\[[^\]]+\]:\s*\S+.*$/gm, ' '));
+  const prose = (part: string) =>
+    markupText(part.replace(/\]\([^)]*\)/g, '] ').replace(/^\s*\[[^\]]+\]:\s*\S+.*$/gm, ' '), MARKDOWN_TAG);
+  let text = '';
+  let at = 0;
+  for (const code of md.matchAll(MARKDOWN_CODE)) {
+    text += `${prose(md.slice(at, code.index))} ${code[0]} `;
+    at = code.index + code[0].length;
+  }
+  return text + prose(md.slice(at));
 }
 
 const PLAIN: ReadonlySet<FormatId> = new Set([

@@ -5,7 +5,7 @@ import ExcelJS from 'exceljs';
 import sharp from 'sharp';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { type FidelityReport, formatFidelityTable, measureFidelity } from '../../src/fidelity/index.js';
-import { markupText, rtfText, wordCounts, wordsKept } from '../../src/fidelity/text.js';
+import { markdownText, markupText, rtfText, wordCounts, wordsKept } from '../../src/fidelity/text.js';
 import { runConversion } from '../../src/run/runner.js';
 import { reportPdfFixture } from '../helpers/layout-pdf.js';
 
@@ -48,6 +48,26 @@ describe('words', () => {
     expect(rtfText("{\\rtf1{\\fonttbl{\\f0 Arial;}}\\pard Caf\\'e9 au lait\\par}").trim()).toBe(
       'Café au lait',
     );
+  });
+
+  it('reads what markup shows: no comments, named entities decoded, a bare < in Markdown is text', () => {
+    expect(markupText('<p>Wait&hellip;<!-- the <div> is hidden --></p>').trim()).toBe('Wait…');
+    const md = [
+      'Assign with x <- 1 when a < b, then <span>shown</span>.',
+      '',
+      '```r',
+      'df <- read_excel(path) #> <chr> <dbl>',
+      '```',
+      '',
+      'A `<dttm>` column.',
+    ].join('\n');
+    expect(
+      wordsKept(
+        wordCounts('Assign with x 1 when a b then shown df read excel path chr dbl dttm'),
+        wordCounts(markdownText(md)),
+      ),
+    ).toBe(1);
+    expect(markdownText(md)).not.toContain('<span>');
   });
 
   it('counts Chinese, Japanese and Korean text by character, since line breaks fall inside words', () => {
