@@ -3,19 +3,10 @@ import Papa from 'papaparse';
 import sharp from 'sharp';
 import { type FormatId, getFormat } from '../formats/index.js';
 import type { FileCounts } from './describe.js';
+import { containerPictures, MEDIA_FOLDERS, SLIDE_RELS } from './pictures.js';
 import type { RunTool } from './tools.js';
 import { readZip } from './zip.js';
 
-const IMAGE_FILE = /\.(png|jpe?g|gif|bmp|tiff?|webp|emf|wmf|svg|avif)$/i;
-const MEDIA_FOLDERS: Partial<Record<FormatId, RegExp>> = {
-  docx: /^word\/media\//,
-  pptx: /^ppt\/media\//,
-  xlsx: /^xl\/media\//,
-  odt: /^Pictures\//,
-  odp: /^Pictures\//,
-  ods: /^Pictures\//,
-  epub: /./,
-};
 const PIXEL_FORMATS: ReadonlySet<FormatId> = new Set([
   'png',
   'jpg',
@@ -62,13 +53,15 @@ async function pdfCounts(path: string, run: RunTool): Promise<FileCounts> {
 }
 
 /** Pages a document says it has: OOXML app.xml or ODF meta.xml statistics, slides for presentations. */
-async function officeCounts(path: string, format: FormatId): Promise<FileCounts> {
-  const media = MEDIA_FOLDERS[format];
-  const { names, texts } = await readZip(path, (n) =>
-    /^(docProps\/app\.xml|meta\.xml|content\.xml|xl\/workbook\.xml)$/.test(n),
+async function officeCounts(path: string, format: FormatId, rasterOnly: boolean): Promise<FileCounts> {
+  const zip = await readZip(
+    path,
+    (n) => /^(docProps\/app\.xml|meta\.xml|content\.xml|xl\/workbook\.xml)$/.test(n) || SLIDE_RELS.test(n),
   );
+  const { names, texts } = zip;
   const out: FileCounts = {};
-  if (media) out.images = names.filter((n) => media.test(n) && IMAGE_FILE.test(n)).length;
+  const images = containerPictures(zip, format, rasterOnly);
+  if (images !== undefined) out.images = images;
   const app = texts.get('docProps/app.xml');
   const meta = texts.get('meta.xml');
   const content = texts.get('content.xml');
@@ -189,21 +182,26 @@ async function pixelCounts(path: string): Promise<FileCounts> {
   return { ...size, frames: meta.pages, ...(delays ? { duration_s: Math.round(delays / 10) / 100 } : {}) };
 }
 
-/**
- * Counts what a file of `format` shows; fields that cannot be read are left out, never guessed.
- * `audioTrack`: a video's length is its sound's (for a conversion to audio).
- */
+/** How a source is counted for its target: what the target can show of it. */
+export interface CountFor {
+  /** A video's length is its sound's (for a conversion to audio). */
+  audioTrack?: boolean;
+  /** Pictures that are pixels, not drawings (for a PDF, which draws vector pictures as paths). */
+  rasterOnly?: boolean;
+}
+
+/** Counts what a file of `format` shows; fields that cannot be read are left out, never guessed. */
 export async function countFile(
   path: string,
   format: FormatId,
   run: RunTool,
-  audioTrack = false,
+  { audioTrack = false, rasterOnly = false }: CountFor = {},
 ): Promise<FileCounts> {
   try {
     if (format === 'pdf' || format === 'pdfa') return await pdfCounts(path, run);
     if (format === 'xlsx') return await workbookCounts(path);
     if (format === 'csv' || format === 'tsv') return await delimitedCounts(path, format);
-    if (format in MEDIA_FOLDERS) return await officeCounts(path, format);
+    if (format in MEDIA_FOLDERS) return await officeCounts(path, format, rasterOnly);
     if (format === 'rtf') return { images: rtfPictures(await readFile(path, 'latin1')) };
     if (format === 'html') return { images: count(await readFile(path, 'utf8'), EMBEDDED_IMG) };
     if (PIXEL_FORMATS.has(format)) return await pixelCounts(path);

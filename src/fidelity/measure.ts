@@ -102,7 +102,10 @@ export async function observe(input: FidelityInput, run: RunTool, withSource = t
   if (!first) throw new Error('a conversion without outputs has nothing to measure');
   const [source, output, sourceWords, outputWords] = await Promise.all([
     withSource
-      ? countFile(input.source, input.from, run, familyOf(input.to) === 'audio')
+      ? countFile(input.source, input.from, run, {
+          audioTrack: familyOf(input.to) === 'audio',
+          rasterOnly: PDFS.has(input.to),
+        })
       : Promise.resolve<FileCounts>({}),
     countFile(first, input.to, run),
     withSource ? wordsOf(input.source, input.from, run) : Promise.resolve(undefined),

@@ -10,7 +10,9 @@ const MAX_TEXT_BYTES = 16 * 1024 * 1024;
 
 /** The parts of a zip container that hold its text, by format. */
 const TEXT_PARTS: Partial<Record<FormatId, RegExp>> = {
-  docx: /^word\/(document|header\d*|footer\d*|footnotes|endnotes)\.xml$/,
+  // Not headers and footers: page furniture that flowing targets (text, HTML) have no place for,
+  // and that ODF keeps in its styles.
+  docx: /^word\/(document|footnotes|endnotes)\.xml$/,
   pptx: /^ppt\/(slides\/slide\d+|notesSlides\/notesSlide\d+)\.xml$/,
   xlsx: /^xl\/(sharedStrings|worksheets\/sheet\d+)\.xml$/,
   odt: /^content\.xml$/,
@@ -19,6 +21,27 @@ const TEXT_PARTS: Partial<Record<FormatId, RegExp>> = {
   // The book's pages, not its package (content.opf, toc.ncx: identifiers, metadata).
   epub: /\.x?html?$/i,
 };
+
+/**
+ * The elements whose content OOXML shows as text: a run's text in Word, a drawing's text in
+ * slides (and in Word's shapes), a cell's string or value in a workbook. Everything else between
+ * tags is not shown: a picture's position offsets, a formula, a field's instruction.
+ */
+const OOXML_TEXT: Partial<Record<FormatId, RegExp>> = {
+  docx: /^<(?:w|a):t\b/,
+  pptx: /^<a:t\b/,
+  xlsx: /^<(?:t|v)\b/,
+};
+
+/**
+ * The XML with only shown text left between its tags. A shape or text box is written twice, for
+ * new readers and as a fallback for old ones (`mc:Fallback`): the fallback is dropped.
+ */
+function ooxmlShownText(xml: string, shown: RegExp): string {
+  return xml
+    .replace(/<mc:Fallback\b[\s\S]*?<\/mc:Fallback>/g, '')
+    .replace(/(<[^>]*>)([^<]+)/g, (all, tag: string) => (shown.test(tag) ? all : tag));
+}
 
 // Element ends that separate words (paragraphs, cells, breaks); every other tag joins its neighbours,
 // since a word may be split over several runs (<w:t>Quar</w:t><w:t>terly</w:t>).
@@ -138,7 +161,10 @@ export async function textOf(path: string, format: FormatId, run: RunTool): Prom
     // A shared-string cell holds an index into sharedStrings.xml, not its text.
     const own = (xml: string) =>
       format === 'xlsx' ? xml.replace(/<c\b[^>]*\bt="s"[^>]*>[\s\S]*?<\/c>/g, ' ') : xml;
-    return [...texts.values()].map((xml) => markupText(own(xml))).join(' ');
+    const shown = OOXML_TEXT[format];
+    return [...texts.values()]
+      .map((xml) => markupText(shown ? ooxmlShownText(own(xml), shown) : own(xml)))
+      .join(' ');
   }
   if (!PLAIN.has(format) && !MARKUP.has(format) && format !== 'rtf') return undefined;
   const size = (await stat(path)).size;
