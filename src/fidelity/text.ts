@@ -2,6 +2,7 @@ import { readFile, stat } from 'node:fs/promises';
 import { decodeHTML } from 'entities';
 import { decodeSource } from '../detect/text/encoding.js';
 import type { FormatId } from '../formats/index.js';
+import { OOXML_TEXT, ooxmlShownText, workbookShownXml } from './ooxml-text.js';
 import type { RunTool } from './tools.js';
 import { readZip } from './zip.js';
 
@@ -21,27 +22,6 @@ const TEXT_PARTS: Partial<Record<FormatId, RegExp>> = {
   // The book's pages, not its package (content.opf, toc.ncx: identifiers, metadata).
   epub: /\.x?html?$/i,
 };
-
-/**
- * The elements whose content OOXML shows as text: a run's text in Word, a drawing's text in
- * slides (and in Word's shapes), a cell's string or value in a workbook. Everything else between
- * tags is not shown: a picture's position offsets, a formula, a field's instruction.
- */
-const OOXML_TEXT: Partial<Record<FormatId, RegExp>> = {
-  docx: /^<(?:w|a):t\b/,
-  pptx: /^<a:t\b/,
-  xlsx: /^<(?:t|v)\b/,
-};
-
-/**
- * The XML with only shown text left between its tags. A shape or text box is written twice, for
- * new readers and as a fallback for old ones (`mc:Fallback`): the fallback is dropped.
- */
-function ooxmlShownText(xml: string, shown: RegExp): string {
-  return xml
-    .replace(/<mc:Fallback\b[\s\S]*?<\/mc:Fallback>/g, '')
-    .replace(/(<[^>]*>)([^<]+)/g, (all, tag: string) => (shown.test(tag) ? all : tag));
-}
 
 // Element ends that separate words (paragraphs, cells, breaks); every other tag joins its neighbours,
 // since a word may be split over several runs (<w:t>Quar</w:t><w:t>terly</w:t>).
@@ -158,13 +138,9 @@ export async function textOf(path: string, format: FormatId, run: RunTool): Prom
   const parts = TEXT_PARTS[format];
   if (parts) {
     const { texts } = await readZip(path, (name) => parts.test(name));
-    // A shared-string cell holds an index into sharedStrings.xml, not its text.
-    const own = (xml: string) =>
-      format === 'xlsx' ? xml.replace(/<c\b[^>]*\bt="s"[^>]*>[\s\S]*?<\/c>/g, ' ') : xml;
+    if (format === 'xlsx') return markupText(workbookShownXml(texts));
     const shown = OOXML_TEXT[format];
-    return [...texts.values()]
-      .map((xml) => markupText(shown ? ooxmlShownText(own(xml), shown) : own(xml)))
-      .join(' ');
+    return [...texts.values()].map((xml) => markupText(shown ? ooxmlShownText(xml, shown) : xml)).join(' ');
   }
   if (!PLAIN.has(format) && !MARKUP.has(format) && format !== 'rtf') return undefined;
   const size = (await stat(path)).size;

@@ -84,6 +84,20 @@ describe('office containers as a reader sees them', () => {
     expect((await countFile(pptx, 'pptx', noTools)).images).toBe(2);
   });
 
+  it("reads a workbook's cells as shown: strings by reference, no formulas, no collapsed rows", async () => {
+    const ns = 'xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"';
+    const xlsx = await container('book.xlsx', {
+      'xl/sharedStrings.xml': `<sst ${ns}><si><t>Berth</t></si><si><r><t>No</t></r><r><t>rth</t></r><rPh><t>ノース</t></rPh></si><si><t>unused</t></si><si><t>dredged</t></si></sst>`,
+      'xl/worksheets/sheet1.xml': `<worksheet ${ns}><sheetData>
+        <row r="1"><c r="A1" t="s"><v>0</v></c><c r="B1"/><c r="C1" t="inlineStr"><is><t>Ships</t></is></c></row>
+        <row r="2"><c r="A2" t="s"><v>1</v></c><c r="B2"><f>SUM(C2:C9)</f><v>42</v></c></row>
+        <row r="3" hidden="1" outlineLevel="1"><c r="A3" t="s"><v>3</v></c></row>
+      </sheetData></worksheet>`,
+    });
+    const words = wordCounts((await textOf(xlsx, 'xlsx', noTools)) ?? '');
+    expect(Object.fromEntries(words)).toEqual({ berth: 1, ships: 1, north: 1, '42': 1 });
+  });
+
   it('leaves drawings out of the pictures a PDF is asked to keep', async () => {
     const docx = await container('pictures.docx', {
       'word/document.xml': `<w:document ${W}/>`,
