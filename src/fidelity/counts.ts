@@ -20,10 +20,14 @@ const PIXEL_FORMATS: ReadonlySet<FormatId> = new Set([
 
 const count = (text: string, re: RegExp) => text.match(re)?.length ?? 0;
 /**
- * Pictures an HTML file carries itself (data: URLs). Any other address points outside the upload,
- * which engines refuse to fetch by design, so the page's output cannot be asked to show it.
+ * Pictures an HTML file carries itself (data: URLs), each distinct one once. Any other address
+ * points outside the upload, which engines refuse to fetch by design, so the page's output cannot
+ * be asked to show it.
  */
-const EMBEDDED_IMG = /<img\b[^>]*?\ssrc\s*=\s*["']?\s*data:/gi;
+function embeddedPictures(html: string): number {
+  const urls = [...html.matchAll(/<img\b[^>]*?\ssrc\s*=\s*["']?\s*(data:[^"'\s>]*)/gi)].map((m) => m[1]);
+  return new Set(urls).size;
+}
 const numberAfter = (text: string | undefined, re: RegExp) => {
   const m = text && re.exec(text);
   return m ? Number(m[1]) : undefined;
@@ -203,7 +207,7 @@ export async function countFile(
     if (format === 'csv' || format === 'tsv') return await delimitedCounts(path, format);
     if (format in MEDIA_FOLDERS) return await officeCounts(path, format, rasterOnly);
     if (format === 'rtf') return { images: rtfPictures(await readFile(path, 'latin1')) };
-    if (format === 'html') return { images: count(await readFile(path, 'utf8'), EMBEDDED_IMG) };
+    if (format === 'html') return { images: embeddedPictures(await readFile(path, 'utf8')) };
     if (PIXEL_FORMATS.has(format)) return await pixelCounts(path);
     const family = getFormat(format)?.family;
     if (family === 'audio' || family === 'video')

@@ -50,6 +50,17 @@ export function markupText(xml: string, tag = ANY_TAG): string {
   );
 }
 
+/**
+ * An element a page hides (an inline `display: none`, the `hidden` attribute), up to its first
+ * closing tag: a template's placeholders that no reader sees.
+ */
+const HIDDEN_ELEMENT =
+  /<([a-z][a-z0-9]*)\b(?:[^>]*\sstyle\s*=\s*"[^"]*display\s*:\s*none|[^>]*\shidden(?=[\s>=/]))[^>]*>[\s\S]*?<\/\1\s*>/gi;
+
+function withoutHiddenElements(html: string): string {
+  return html.replace(HIDDEN_ELEMENT, ' ');
+}
+
 /** Groups of an RTF header or destinations that hold no document text (shapes hold text frames). */
 const NON_TEXT_GROUP =
   /^\{\\(\*(?!\\shpinst)|fonttbl|colortbl|stylesheet|info|listtable|listoverridetable|rsidtbl|generator|pict)\b/;
@@ -149,6 +160,7 @@ export async function textOf(path: string, format: FormatId, run: RunTool): Prom
   // Read as the engines read it: by byte order mark (UTF-16, UTF-32), UTF-8, meta charset, windows-1252.
   const { text } = decodeSource(bytes, format);
   if (format === 'md') return markdownText(text);
+  if (format === 'html') return markupText(withoutHiddenElements(text));
   return MARKUP.has(format) ? markupText(text) : text;
 }
 

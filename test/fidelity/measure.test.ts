@@ -4,8 +4,9 @@ import { join } from 'node:path';
 import ExcelJS from 'exceljs';
 import sharp from 'sharp';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { countFile } from '../../src/fidelity/counts.js';
 import { type FidelityReport, formatFidelityTable, measureFidelity } from '../../src/fidelity/index.js';
-import { markdownText, markupText, rtfText, wordCounts, wordsKept } from '../../src/fidelity/text.js';
+import { markdownText, markupText, rtfText, textOf, wordCounts, wordsKept } from '../../src/fidelity/text.js';
 import { runConversion } from '../../src/run/runner.js';
 import { reportPdfFixture } from '../helpers/layout-pdf.js';
 
@@ -68,6 +69,23 @@ describe('words', () => {
       ),
     ).toBe(1);
     expect(markdownText(md)).not.toContain('<span>');
+  });
+
+  it('reads an HTML page without what it hides, and counts each picture it carries once', async () => {
+    const page = join(dir, 'hidden.html');
+    const dot = 'data:image/png;base64,iVBORw0KGgo=';
+    writeFileSync(
+      page,
+      `<table><tr style="color:white; display:none"><td>{searchable_tags}</td></tr><tr><td>Shown</td></tr></table>
+       <p hidden>Secret</p><p aria-hidden="true">Icon text</p><img src="${dot}"><img src="${dot}"><img src="x.png">`,
+    );
+    const none = async () => undefined;
+    expect(Object.fromEntries(wordCounts((await textOf(page, 'html', none)) ?? ''))).toEqual({
+      shown: 1,
+      icon: 1,
+      text: 1,
+    });
+    expect((await countFile(page, 'html', none)).images).toBe(1);
   });
 
   it('counts Chinese, Japanese and Korean text by character, since line breaks fall inside words', () => {
