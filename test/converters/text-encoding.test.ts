@@ -2,12 +2,15 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import chromium from '../../converters/chromium.js';
 import libreoffice from '../../converters/libreoffice.js';
+import textToPdf from '../../converters/pandoc-chromium.js';
 import { decodeSource } from '../../src/detect/text/encoding.js';
 import { measureFidelity } from '../../src/fidelity/index.js';
-import { convertWith, fileScopedDir, zipEntries } from '../helpers/office.js';
+import { convertWith, fileScopedDir, pdfText, zipEntries } from '../helpers/office.js';
 
-const fixtures = fileScopedDir('fileconv-lo-text-');
+const fixtures = fileScopedDir('fileconv-text-encoding-');
+const chromiumInstalled = (await chromium.probe()).ok;
 const dir = fixtures.dir;
 afterAll(() => fixtures.cleanup());
 
@@ -58,4 +61,14 @@ describe('text in another encoding than UTF-8', () => {
       }
     }, 120_000);
   }
+
+  it.skipIf(!chromiumInstalled)(
+    'UTF-32 text becomes a PDF with its words (Chromium not installed)',
+    async () => {
+      const source = encoded('UTF-32LE-print.txt', 'UTF-32LE', [0xff, 0xfe, 0, 0]);
+      const { files } = await convertWith(textToPdf, 'txt', 'pdf', source);
+      expect(pdfText(files[0]!)).toContain('Naïve façade, déjà vu.');
+    },
+    120_000,
+  );
 });
