@@ -21,11 +21,10 @@ const DETECTION_OVERALL = 0.98;
 const DETECTION_PER_FORMAT = 0.9;
 const CONVERSION_OVERALL = 0.98;
 /**
- * Share of measured conversions at or above every fidelity floor (docs/fidelity.md). A regression
- * floor under today's figure (89.6%) while the classes of drops in docs/corpus.md are worked off;
- * the target is 0.98, like the others.
+ * Share of measured conversions at or above every fidelity floor (docs/fidelity.md): just under
+ * what the run measures (590 of 593, 99.5%; the cases left below a floor are in docs/corpus.md).
  */
-const FIDELITY_OVERALL = 0.85;
+const FIDELITY_OVERALL = 0.99;
 const CASE_TIMEOUT_MS = 120_000;
 const PARALLEL = 2;
 /** Codes a broken file may end in: the conversion was refused for a stated reason. */
