@@ -200,9 +200,9 @@ export function judge(input: FidelityInput, seen: Observed): FidelityMeasure[] {
     out.push(measure('duration_s', src.duration_s, dst.duration_s, `source ± ${slack} s`, ok));
   }
 
-  // A still picture made from an animation has one frame (its counts say none). A video made
-  // into a GIF or WebP keeps its length at the animation's lower frame rate, by design: its
-  // duration is judged, not its frames.
+  // A still picture made from an animation has one frame (its counts say none). A video's
+  // frames are not judged, its duration is: a GIF is written at a lower frame rate by design, and
+  // an encoder drops frames stamped with the same time.
   const frames = dst.frames ?? (dst.width !== undefined ? 1 : undefined);
   const animates = to === 'gif' || to === 'webp' || toFamily === 'video';
   const fromAnimation = fromFamily !== 'video';
