@@ -20,10 +20,10 @@ import { parseS3Url, s3ClientConfig } from './s3-settings.js';
 import type { BlobStat, BlobWriter } from './types.js';
 
 /**
- * Part size of multipart uploads. With two parts in flight an upload holds about 16 MiB, and
- * 10,000 parts (S3's limit) reach 78 GiB, far past any upload limit.
+ * Part size of multipart uploads: S3's smallest, since an upload holds a part being filled and each
+ * part in flight in memory. 10,000 parts (S3's limit) still reach 48 GiB, far past any upload limit.
  */
-export const S3_PART_SIZE = 8 * 1024 * 1024;
+export const S3_PART_SIZE = 5 * 1024 * 1024;
 const PARTS_IN_FLIGHT = 2;
 
 /** What went wrong talking to S3, as the codes the routes know: a missing key, or storage that is down. */
@@ -60,10 +60,11 @@ export class S3BlobStore {
     return this.prefix + checkBlobKey(key);
   }
 
-  private upload(key: string, body: Readable): Upload {
+  private upload(key: string, body: () => Readable): Upload {
+    const Key = this.objectKey(key);
     return new Upload({
       client: this.client,
-      params: { Bucket: this.bucket, Key: this.objectKey(key), Body: body },
+      params: { Bucket: this.bucket, Key, Body: body() },
       partSize: S3_PART_SIZE,
       queueSize: PARTS_IN_FLIGHT,
     });
@@ -76,7 +77,7 @@ export class S3BlobStore {
    */
   async createWriter(key: string): Promise<BlobWriter> {
     const stream = new PassThrough();
-    const upload = this.upload(key, stream);
+    const upload = this.upload(key, () => stream);
     const done = upload.done();
     // A failed upload stops reading: fail the writer too, so a pipeline into it does not wait forever.
     done.catch((e) => stream.destroy(storageError(key, e)));
@@ -99,8 +100,9 @@ export class S3BlobStore {
   }
 
   async putFile(key: string, path: string): Promise<void> {
+    const upload = this.upload(key, () => createReadStream(path));
     try {
-      await this.upload(key, createReadStream(path)).done();
+      await upload.done();
     } catch (e) {
       throw storageError(key, e);
     }
@@ -119,10 +121,9 @@ export class S3BlobStore {
   }
 
   async stat(key: string): Promise<BlobStat | undefined> {
+    const Key = this.objectKey(key);
     try {
-      const head = await this.client.send(
-        new HeadObjectCommand({ Bucket: this.bucket, Key: this.objectKey(key) }),
-      );
+      const head = await this.client.send(new HeadObjectCommand({ Bucket: this.bucket, Key }));
       return { size: head.ContentLength ?? 0 };
     } catch (e) {
       const error = storageError(key, e);
@@ -132,11 +133,12 @@ export class S3BlobStore {
   }
 
   async openRead(key: string, range?: { start: number; end: number }): Promise<Readable> {
+    const Key = this.objectKey(key);
     try {
       const answer = await this.client.send(
         new GetObjectCommand({
           Bucket: this.bucket,
-          Key: this.objectKey(key),
+          Key,
           Range: range ? `bytes=${range.start}-${range.end}` : undefined,
         }),
       );
@@ -165,8 +167,9 @@ export class S3BlobStore {
 
   /** Deleting a key that is not there succeeds, as S3 does. */
   async delete(key: string): Promise<void> {
+    const Key = this.objectKey(key);
     try {
-      await this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: this.objectKey(key) }));
+      await this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key }));
     } catch (e) {
       throw storageError(key, e);
     }

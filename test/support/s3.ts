@@ -27,7 +27,10 @@ const SCRIPT = join(import.meta.dirname, 's3-server.ts');
  */
 export async function startTestS3(bucket = 'fileconv-test'): Promise<TestS3> {
   const directory = mkdtempSync(join(tmpdir(), 'fileconv-s3-'));
-  const child = spawn(process.execPath, ['--import', 'tsx', SCRIPT, directory, bucket], {
+  // s3rver makes ListObjectsV2 continuation tokens with DES, which OpenSSL 3 keeps in its legacy
+  // provider: without it, listing past the first 1,000 keys fails.
+  const node = ['--openssl-legacy-provider', '--import', 'tsx'];
+  const child = spawn(process.execPath, [...node, SCRIPT, directory, bucket], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stderr = '';
