@@ -1,7 +1,7 @@
 /**
  * Runs s3rver (an S3-protocol server on local files) on a free loopback port, as its own process so
  * several fileconv processes of one test can share it. Usage: `s3-server.ts <folder> <bucket>`.
- * Prints one JSON line `{"port": N}` once it listens; stops on SIGTERM.
+ * Prints one JSON line `{"port": N}` once it listens; stops on SIGTERM or when stdin closes.
  */
 import { createRequire } from 'node:module';
 
@@ -34,6 +34,9 @@ const server = new S3rver({
 });
 const { port } = await server.run();
 process.stdout.write(`${JSON.stringify({ port })}\n`);
-process.once('SIGTERM', () => {
+const stop = () => {
   server.close().finally(() => process.exit(0));
-});
+};
+process.once('SIGTERM', stop);
+// The test process holds stdin open: when it ends, even by a crash, this server goes too.
+process.stdin.on('end', stop).resume();

@@ -31,7 +31,7 @@ export async function startTestS3(bucket = 'fileconv-test'): Promise<TestS3> {
   // provider: without it, listing past the first 1,000 keys fails.
   const node = ['--openssl-legacy-provider', '--import', 'tsx'];
   const child = spawn(process.execPath, [...node, SCRIPT, directory, bucket], {
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: ['pipe', 'pipe', 'pipe'],
   });
   let stderr = '';
   child.stderr.on('data', (d: Buffer) => {
