@@ -43,7 +43,7 @@ export function registerFileRoutes(app: Hono<AppEnv>, ctx: ServerContext): void 
     }
     if (expires < Math.floor(Date.now() / 1000)) throw new FileconvError('LINK_EXPIRED');
     const target = decodeOpaque(opaque);
-    const artifact = target && ctx.store.artifact(target.requestId, target.name);
+    const artifact = target && (await ctx.store.artifact(target.requestId, target.name));
     if (!artifact) throw new FileconvError('ARTIFACT_NOT_FOUND');
     const blob = artifact.expired ? undefined : await ctx.blobs.stat(artifact.blobKey);
     if (!blob) throw new FileconvError('ARTIFACT_EXPIRED');
@@ -73,7 +73,7 @@ export function registerFileRoutes(app: Hono<AppEnv>, ctx: ServerContext): void 
     if (range) headers['Content-Range'] = `bytes ${start}-${end}/${blob.size}`;
     if (c.req.method === 'HEAD') return c.body(null, status, headers);
     if (start === 0) {
-      ctx.store.addEvent(artifact.requestId, {
+      await ctx.store.addEvent(artifact.requestId, {
         at: Date.now(),
         kind: 'downloaded',
         message: `Artifact ${artifact.name} downloaded${range ? ' (partial)' : ''}.`,
@@ -81,7 +81,7 @@ export function registerFileRoutes(app: Hono<AppEnv>, ctx: ServerContext): void 
     }
     if (blob.size === 0) return c.body(null, status, headers);
     const stream = Readable.toWeb(
-      ctx.blobs.openRead(artifact.blobKey, { start, end }),
+      await ctx.blobs.openRead(artifact.blobKey, { start, end }),
     ) as ReadableStream<Uint8Array>;
     return c.body(stream, status, headers);
   };
