@@ -146,6 +146,17 @@ describe.skipIf(!postgresBin)(
       expect(stored?.progress).toEqual({ percent: 100, stage: 'done', step: 2, steps: 2 });
     });
 
+    it('gives JSON back with its keys in the order written, as the SQLite store does', async () => {
+      const [node] = await openNodes();
+      const report = { zeta: 1, alpha: { second: 2, first: 1 }, mid: [3, 1] };
+      await node!.requests.createRequest({ ...conversion('order', Date.now()), report }, []);
+      await node!.requests.finishFailed('order', { code: 'ENGINE_FAILED', message: 'no' }, Date.now());
+      const stored = await node!.requests.getRequest('order');
+      expect(JSON.stringify(stored?.report)).toBe(JSON.stringify(report));
+      expect(Object.keys(stored!.progress)).toEqual(['percent', 'stage', 'step', 'steps']);
+      expect(stored?.progress.stage).toBe('done');
+    });
+
     it('hands every node the same secret, made once', async () => {
       const all = await openNodes();
       const secrets = await Promise.all(all.map((n) => n.secrets.secret('signing')));
