@@ -54,6 +54,19 @@ describe('serve configuration', () => {
   });
 });
 
+describe('download mode', () => {
+  it('streams by default, takes presigned from the flag or FILECONV_DOWNLOADS, refuses anything else', () => {
+    expect(resolveServeConfig({}, {}).downloads).toBe('signed');
+    expect(resolveServeConfig({}, { FILECONV_DOWNLOADS: 'presigned' }).downloads).toBe('presigned');
+    expect(resolveServeConfig({ downloads: 'signed' }, { FILECONV_DOWNLOADS: 'presigned' }).downloads).toBe(
+      'signed',
+    );
+    expect(() => resolveServeConfig({ downloads: 'direct' }, {})).toThrow(
+      /--downloads must be signed or presigned/,
+    );
+  });
+});
+
 describe('data directory', () => {
   let server: TestServer;
   afterAll(async () => {

@@ -1,18 +1,9 @@
 import { Readable } from 'node:stream';
 import type { Context, Hono } from 'hono';
 import { FileconvError } from '../../errors/index.js';
+import { contentDisposition } from '../../intake/filename.js';
 import type { AppEnv, ServerContext } from '../context.js';
 import { decodeOpaque } from '../tokens.js';
-
-/** `attachment` with an ASCII fallback name and the exact UTF-8 one (RFC 6266 / 5987). */
-export function contentDisposition(filename: string): string {
-  const ascii = filename.replace(/[^\x20-\x7e]/g, '_').replace(/["\\]/g, '_') || 'download';
-  const encoded = encodeURIComponent(filename).replace(
-    /['()*]/g,
-    (ch) => `%${ch.charCodeAt(0).toString(16).toUpperCase()}`,
-  );
-  return `attachment; filename="${ascii}"; filename*=UTF-8''${encoded}`;
-}
 
 type Range = { start: number; end: number } | 'unsatisfiable' | undefined;
 
