@@ -164,6 +164,9 @@ export class PgBossQueue implements JobQueue {
     this.running.add(controller);
     try {
       await handler(job.data.requestId, controller.signal);
+      // A handler that gave up on an aborted job (and perhaps put its request back in the queue)
+      // must not complete it: failing it is what hands it to another worker.
+      if (controller.signal.aborted) throw controller.signal.reason;
     } finally {
       clearTimeout(leaseOver);
       this.running.delete(controller);
