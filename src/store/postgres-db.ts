@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { FileconvError } from '../errors/index.js';
 import { PG_MIGRATIONS } from './postgres-schema.js';
 
 /**
@@ -14,7 +15,8 @@ const types = {
 
 /** A connection pool on `url` whose BIGINTs read as numbers. */
 export function createPool(url: string, max = 10): pg.Pool {
-  const pool = new pg.Pool({ connectionString: url, max, types });
+  // A database that does not answer fails a query after 10 s instead of holding it forever.
+  const pool = new pg.Pool({ connectionString: url, max, types, connectionTimeoutMillis: 10_000 });
   // An idle connection the server drops (restart, failover) must not crash the process.
   pool.on('error', () => {});
   return pool;
@@ -55,4 +57,27 @@ export async function migrate(pool: pg.Pool): Promise<void> {
     for (const migration of PG_MIGRATIONS.slice(done)) await client.query(migration);
     await client.query('UPDATE fileconv_schema SET version = $1', [PG_MIGRATIONS.length]);
   });
+}
+
+/** The URL without its password, for messages and logs. */
+export function redactedUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = '***';
+    return u.toString();
+  } catch {
+    return 'the configured database URL';
+  }
+}
+
+/** What a node says when it cannot open the database at start-up: where, and the driver's reason. */
+export function databaseUnavailable(url: string, err: unknown): FileconvError {
+  const reason = err instanceof Error ? err.message : String(err);
+  return new FileconvError(
+    'CONVERT_API_UNAVAILABLE',
+    `cannot open the PostgreSQL database at ${redactedUrl(url)}: ${reason}`,
+    {
+      cause: err,
+    },
+  );
 }

@@ -1,5 +1,5 @@
 import { PostgresRequestStore } from './postgres.js';
-import { createPool, migrate } from './postgres-db.js';
+import { createPool, databaseUnavailable, migrate } from './postgres-db.js';
 import {
   PostgresKeyStore,
   PostgresQuotaStore,
@@ -15,7 +15,7 @@ export async function openPostgresRecords(url: string): Promise<Records> {
     await migrate(pool);
   } catch (err) {
     await pool.end();
-    throw err;
+    throw databaseUnavailable(url, err);
   }
   return {
     requests: new PostgresRequestStore(pool),

@@ -2,6 +2,7 @@ import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { openPostgresRecords } from '../../src/store/postgres-records.js';
 import { PG_MIGRATIONS } from '../../src/store/postgres-schema.js';
+import { PgBossQueue } from '../../src/store/queue/pg-boss.js';
 import type { ArtifactRecord, NewRequest, Records } from '../../src/store/types.js';
 import { POSTGRES_MISSING, postgresBin, startPostgres, type TestPostgres } from '../support/postgres.js';
 
@@ -155,6 +156,21 @@ describe.skipIf(!postgresBin)(
       expect(JSON.stringify(stored?.report)).toBe(JSON.stringify(report));
       expect(Object.keys(stored!.progress)).toEqual(['percent', 'stage', 'step', 'steps']);
       expect(stored?.progress.stage).toBe('done');
+    });
+
+    it('says which database it cannot open, without the password', async () => {
+      const missing = server.url
+        .replace(/\/\/([^@]+)@/, '//$1:s3cret@')
+        .replace(/\/[^/]+$/, '/no_such_database');
+      for (const open of [() => openPostgresRecords(missing), () => PgBossQueue.open({ url: missing })]) {
+        const err = await open().then(
+          () => undefined,
+          (e: unknown) => e,
+        );
+        expect(err).toMatchObject({ code: 'CONVERT_API_UNAVAILABLE' });
+        expect(String((err as Error).message)).toMatch(/no_such_database.*does not exist/);
+        expect(String((err as Error).message)).not.toContain('s3cret');
+      }
     });
 
     it('hands every node the same secret, made once', async () => {

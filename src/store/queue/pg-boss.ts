@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import PgBoss from 'pg-boss';
+import { databaseUnavailable } from '../postgres-db.js';
 import type { JobQueue } from '../types.js';
 
 /** Settings of the PostgreSQL job queue; the defaults suit conversions of up to several minutes. */
@@ -68,16 +69,19 @@ export class PgBossQueue implements JobQueue {
   private constructor(options: PgBossQueueOptions) {
     this.settings = { ...DEFAULTS, ...definedOnly(options), url: options.url };
     const s = this.settings;
-    this.boss = new PgBoss({
+    // pg-boss hands its options to pg.Pool, which also takes the connect timeout its types omit.
+    const config: PgBoss.ConstructorOptions & { connectionTimeoutMillis: number } = {
       connectionString: s.url,
       schema: s.schema,
       max: s.maxConnections,
       application_name: 'fileconv-queue',
+      connectionTimeoutMillis: 10_000,
       supervise: true,
       maintenanceIntervalSeconds: s.superviseSeconds,
       schedule: false,
       pollingIntervalSeconds: s.pollSeconds,
-    });
+    };
+    this.boss = new PgBoss(config);
     const onError = options.onError ?? ((err: Error) => console.error(`job queue: ${err.message}`));
     this.boss.on('error', onError);
   }
@@ -85,7 +89,6 @@ export class PgBossQueue implements JobQueue {
   /** Connects, installs or upgrades pg-boss's schema (safe when several nodes start at once), creates the queue. */
   static async open(options: PgBossQueueOptions): Promise<PgBossQueue> {
     const queue = new PgBossQueue(options);
-    await queue.boss.start();
     const s = queue.settings;
     const policy = {
       retryLimit: s.retryLimit,
@@ -93,9 +96,15 @@ export class PgBossQueue implements JobQueue {
       retryBackoff: true,
       expireInSeconds: s.leaseSeconds,
     };
-    await queue.boss.createQueue(s.queue, { name: s.queue, ...policy });
-    // A queue made by an earlier start keeps its settings until told: this start's settings win.
-    await queue.boss.updateQueue(s.queue, { name: s.queue, ...policy });
+    try {
+      await queue.boss.start();
+      await queue.boss.createQueue(s.queue, { name: s.queue, ...policy });
+      // A queue made by an earlier start keeps its settings until told: this start's settings win.
+      await queue.boss.updateQueue(s.queue, { name: s.queue, ...policy });
+    } catch (err) {
+      await queue.boss.stop({ graceful: false }).catch(() => {});
+      throw databaseUnavailable(s.url, err);
+    }
     return queue;
   }
 
