@@ -1,7 +1,7 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { chownSync, existsSync, readdirSync } from 'node:fs';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
+import { createServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -61,6 +61,22 @@ async function freePort(): Promise<number> {
       server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject()));
     });
   });
+}
+
+/**
+ * The test process holds the watchdog's stdin open: when it ends, even by a crash, the watchdog
+ * sees end-of-file, stops the server and removes its folder, so no cluster outlives its tests.
+ */
+function watchOver(pid: number | undefined, root: string): ChildProcess {
+  const script = `cat >/dev/null
+kill -INT ${pid} 2>/dev/null
+while kill -0 ${pid} 2>/dev/null; do sleep 0.2; done
+rm -rf '${root}'`;
+  const watchdog = spawn('sh', ['-c', script], { stdio: ['pipe', 'ignore', 'ignore'] });
+  // Neither the watchdog nor its pipe keeps the test process alive.
+  watchdog.unref();
+  (watchdog.stdin as Socket | null)?.unref();
+  return watchdog;
 }
 
 export interface TestPostgres {
@@ -143,8 +159,10 @@ export async function startPostgres(): Promise<TestPostgres> {
   server.stdout?.on('data', keep);
   server.stderr?.on('data', keep);
   const exited = new Promise<void>((resolve) => server.once('exit', () => resolve()));
+  const watchdog = watchOver(server.pid, root);
 
   const stop = async () => {
+    watchdog.kill('SIGKILL');
     if (server.exitCode === null && server.signalCode === null) {
       server.kill('SIGINT'); // fast shutdown: ends sessions, then exits
       const killer = setTimeout(() => server.kill('SIGKILL'), 10_000);
