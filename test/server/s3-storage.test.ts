@@ -15,7 +15,10 @@ import {
 } from './helpers.js';
 
 const CSV = 'name,count\nalpha,1\nbeta,2\n';
-const RETENTION_MS = 4000;
+const JSON_ROWS = [
+  { name: 'alpha', count: 1 },
+  { name: 'beta', count: 2 },
+];
 
 let s3: TestS3;
 let dataDir: string;
@@ -23,7 +26,7 @@ let running: ChildServer | undefined;
 /** The objects of the served prefix, read straight from the bucket. */
 let bucket: S3BlobStore;
 
-async function serve(downloads: 'signed' | 'presigned'): Promise<string> {
+async function serve(downloads: 'signed' | 'presigned', retention = '1h'): Promise<string> {
   await stop();
   running = await startChildServer(
     dataDir,
@@ -33,7 +36,7 @@ async function serve(downloads: 'signed' | 'presigned'): Promise<string> {
       '--downloads',
       downloads,
       '--retention',
-      `${RETENTION_MS}ms`,
+      retention,
       '--rate-limit',
       '0',
     ],
@@ -91,10 +94,7 @@ describe('fileconv serve --storage s3://', () => {
     expect(whole.status).toBe(200);
     expect(whole.headers['content-type']).toMatch(/^application\/json/);
     expect(whole.headers['content-disposition']).toMatch(/^attachment; filename="counts\.json"/);
-    expect(JSON.parse(whole.text)).toEqual([
-      { name: 'alpha', count: 1 },
-      { name: 'beta', count: 2 },
-    ]);
+    expect(JSON.parse(whole.text)).toEqual(JSON_ROWS);
     const part = await get(file.href, { range: 'bytes=1-5' });
     expect(part.status).toBe(206);
     expect(part.headers['content-range']).toBe(`bytes 1-5/${whole.text.length}`);
@@ -117,19 +117,20 @@ describe('fileconv serve --storage s3://', () => {
     expect(fromS3.status).toBe(200);
     expect(fromS3.headers['content-type']).toMatch(/^application\/json/);
     expect(fromS3.headers['content-disposition']).toMatch(/^attachment; filename="counts\.json"/);
-    expect(JSON.parse(fromS3.text)).toEqual([
-      { name: 'alpha', count: 1 },
-      { name: 'beta', count: 2 },
-    ]);
+    expect(JSON.parse(fromS3.text)).toEqual(JSON_ROWS);
   });
 
-  it('retention deletes the objects from S3 and the results answer ARTIFACT_EXPIRED', async () => {
-    expect((await bucket.list()).length).toBe(2);
-    await new Promise((r) => setTimeout(r, RETENTION_MS + 500));
+  it('retention deletes the objects of expired results from S3, and only those', async () => {
+    const { id } = await convert(await serve('signed', '2s'));
+    const artifactOf = (request: string) => (k: string) => k.startsWith(`artifacts/${request}/`);
+    expect((await bucket.list()).filter(artifactOf(id))).toHaveLength(1);
+    await new Promise((r) => setTimeout(r, 2500));
     // A starting server sweeps what expired while it was down (the sweeper then runs every minute).
-    const base = await serve('signed');
-    expect(await bucket.list()).toEqual([]);
-    const expired = await get(`${base}/api/public/requests/${firstId}/artifacts/json`);
+    const base = await serve('signed', '2s');
+    const left = await bucket.list();
+    expect(left.filter(artifactOf(id))).toEqual([]);
+    expect(left.filter(artifactOf(firstId))).toHaveLength(1);
+    const expired = await get(`${base}/api/public/requests/${id}/artifacts/json`);
     expect(expired.status).toBe(404);
     expect(expired.json.error.code).toBe('ARTIFACT_EXPIRED');
   });
