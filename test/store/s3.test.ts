@@ -173,6 +173,30 @@ describe('S3BlobStore on s3rver', () => {
     expect(await store.list()).toEqual([]);
   });
 
+  it('aborting a writer in the middle of a multipart upload fails the stream feeding it and leaves no object', async () => {
+    const store = new S3BlobStore(client(), s3.bucket, 'aborts-large/');
+    const w = await store.createWriter('inputs/large-half');
+    sent.length = 0;
+    let fed = 0;
+    const source = new Readable({
+      read() {
+        fed += 1024 * 1024;
+        this.push(Buffer.alloc(1024 * 1024, 2));
+      },
+    });
+    // Settled into a value at once: it fails while abort() is still talking to S3.
+    const feeding = pipeline(source, w.stream).then(
+      () => 'finished',
+      (e: Error) => e,
+    );
+    while (!sent.includes('UploadPartCommand')) await new Promise((r) => setTimeout(r, 20));
+    await w.abort();
+    expect(await feeding).toBeInstanceOf(Error);
+    expect(fed).toBeGreaterThan(S3_PART_SIZE);
+    expect(await store.stat('inputs/large-half')).toBeUndefined();
+    expect(await store.list()).toEqual([]);
+  });
+
   it('signs a GET that downloads with the given name and type, valid for the given time', async () => {
     const store = new S3BlobStore(client(), s3.bucket, 'signed/');
     await write(store, 'artifacts/r2/pdf', '%PDF-1.7 fake');
