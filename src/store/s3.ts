@@ -33,9 +33,13 @@ function storageError(key: string, e: unknown): FileconvError {
     e instanceof S3ServiceException && (e.name === 'NoSuchKey' || e.$metadata.httpStatusCode === 404);
   return missing
     ? new FileconvError('FILE_NOT_FOUND', `No stored file ${key}.`, { cause: e })
-    : new FileconvError('CONVERT_API_UNAVAILABLE', 'The file storage did not answer; retry later.', {
-        cause: e,
-      });
+    : new FileconvError(
+        'CONVERT_API_UNAVAILABLE',
+        'The file storage is unreachable or refused the request; retry later.',
+        {
+          cause: e,
+        },
+      );
 }
 
 /**
