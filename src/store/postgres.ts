@@ -105,7 +105,12 @@ export class PostgresRequestStore implements RequestStore {
     ]);
   }
 
-  async finishSucceeded(id: string, artifacts: readonly ArtifactRecord[], now: number): Promise<boolean> {
+  async finishSucceeded(
+    id: string,
+    artifacts: readonly ArtifactRecord[],
+    now: number,
+    event?: TimelineEvent,
+  ): Promise<boolean> {
     return transaction(this.pool, async (client) => {
       const finished = await finishRunning(client, id, now, { status: 'succeeded' }, (p) => ({
         ...p,
@@ -115,14 +120,20 @@ export class PostgresRequestStore implements RequestStore {
       }));
       if (!finished) return false;
       await insertArtifacts(client, artifacts);
+      if (event) await insertEvent(client, id, event);
       return true;
     });
   }
 
-  async finishFailed(id: string, error: StoredError, now: number): Promise<boolean> {
-    return transaction(this.pool, (client) =>
-      finishRunning(client, id, now, { status: 'failed', error }, (p) => ({ ...p, stage: 'done' })),
-    );
+  async finishFailed(id: string, error: StoredError, now: number, event?: TimelineEvent): Promise<boolean> {
+    return transaction(this.pool, async (client) => {
+      const finished = await finishRunning(client, id, now, { status: 'failed', error }, (p) => ({
+        ...p,
+        stage: 'done',
+      }));
+      if (finished && event) await insertEvent(client, id, event);
+      return finished;
+    });
   }
 
   async clearInputKey(id: string): Promise<void> {
