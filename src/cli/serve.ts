@@ -129,19 +129,24 @@ export function register(program: Command): void {
       });
       console.log(`fileconv listening on ${server.url}`);
       console.log(`data in ${config.dataDir}`);
-      const stop = (signal: string) => {
-        console.log(`${signal}: finishing running conversions, then stopping`);
-        server.shutdown().then(
-          () => process.exit(0),
-          (e) => {
-            console.error(e);
-            process.exit(1);
-          },
-        );
-      };
-      process.once('SIGTERM', () => stop('SIGTERM'));
-      process.once('SIGINT', () => stop('SIGINT'));
+      stopOnSignals(() => server.shutdown());
     });
+}
+
+/** SIGTERM or SIGINT: let running conversions finish (`shutdown`), then exit 0, or 1 if that failed. */
+export function stopOnSignals(shutdown: () => Promise<void>): void {
+  const stop = (signal: string) => {
+    console.log(`${signal}: finishing running conversions, then stopping`);
+    shutdown().then(
+      () => process.exit(0),
+      (e) => {
+        console.error(e);
+        process.exit(1);
+      },
+    );
+  };
+  process.once('SIGTERM', () => stop('SIGTERM'));
+  process.once('SIGINT', () => stop('SIGINT'));
 }
 
 function oneOf<T extends string>(

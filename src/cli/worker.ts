@@ -3,7 +3,7 @@ import { closeEngines } from '../engine/registry.js';
 import { loopbackAllowanceFromEnv } from '../intake/loopback.js';
 import { WEBHOOK_SECRET_ENV } from '../server/secrets.js';
 import { openService } from '../server/server.js';
-import { nodeOptions, nodeSettings } from './serve.js';
+import { nodeOptions, nodeSettings, stopOnSignals } from './serve.js';
 
 export function register(program: Command): void {
   nodeOptions(
@@ -30,22 +30,11 @@ export function register(program: Command): void {
     const keepAlive = setInterval(() => {}, 60_000);
     console.log(`fileconv worker running up to ${config.concurrency} conversions at once`);
     console.log(`data in ${config.dataDir}`);
-    const stop = (signal: string) => {
-      console.log(`${signal}: finishing running conversions, then stopping`);
+    stopOnSignals(async () => {
       clearInterval(keepAlive);
-      service
-        .drain()
-        .then(() => service.close())
-        .then(() => closeEngines())
-        .then(
-          () => process.exit(0),
-          (e) => {
-            console.error(e);
-            process.exit(1);
-          },
-        );
-    };
-    process.once('SIGTERM', () => stop('SIGTERM'));
-    process.once('SIGINT', () => stop('SIGINT'));
+      await service.drain();
+      await service.close();
+      await closeEngines();
+    });
   });
 }
