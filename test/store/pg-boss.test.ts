@@ -44,6 +44,22 @@ describe.skipIf(!postgresBin)(`pg-boss job queue (${postgresBin ? 'PostgreSQL' :
     return rows[0]?.state;
   }
 
+  /** Starts one worker on `queue` and waits until job `requestId` completes; returns what it ran. */
+  async function workOnce(queue: PgBossQueue, name: string, requestId: string): Promise<string[]> {
+    const ran: string[] = [];
+    await queue.work(
+      async (id) => {
+        ran.push(id);
+      },
+      { concurrency: 1 },
+    );
+    await until(
+      `job ${requestId} to complete`,
+      async () => (await jobState(name, requestId)) === 'completed',
+    );
+    return ran;
+  }
+
   beforeAll(async () => {
     server = await startPostgres();
     db = new pg.Client(server.url);
@@ -130,17 +146,7 @@ describe.skipIf(!postgresBin)(`pg-boss job queue (${postgresBin ? 'PostgreSQL' :
       await exited;
       expect(await jobState(name, 'orphan')).toBe('active');
 
-      const finishedBy: string[] = [];
-      await queue.work(
-        async (id) => {
-          finishedBy.push(id);
-        },
-        { concurrency: 1 },
-      );
-      await until(
-        'another worker to finish the job',
-        async () => (await jobState(name, 'orphan')) === 'completed',
-      );
+      const finishedBy = await workOnce(queue, name, 'orphan');
       expect(finishedBy).toEqual(['orphan']);
       expect(started).toEqual(['orphan']);
     } finally {
@@ -203,18 +209,7 @@ describe.skipIf(!postgresBin)(`pg-boss job queue (${postgresBin ? 'PostgreSQL' :
     expect(String(aborted)).toMatch(/stopping/);
     expect(await jobState(name, 'interrupted')).toBe('retry');
 
-    const second = await openQueue({ queue: name });
-    const finished: string[] = [];
-    await second.work(
-      async (id) => {
-        finished.push(id);
-      },
-      { concurrency: 1 },
-    );
-    await until(
-      'the second worker to finish the job',
-      async () => (await jobState(name, 'interrupted')) === 'completed',
-    );
+    const finished = await workOnce(await openQueue({ queue: name }), name, 'interrupted');
     expect(finished).toEqual(['interrupted']);
   });
 });
