@@ -105,9 +105,14 @@ export class PostgresRequestStore implements RequestStore {
     ]);
   }
 
-  async finishSucceeded(id: string, artifacts: readonly ArtifactRecord[], now: number): Promise<boolean> {
+  async finishSucceeded(
+    id: string,
+    artifacts: readonly ArtifactRecord[],
+    now: number,
+    event?: TimelineEvent,
+  ): Promise<boolean> {
     return transaction(this.pool, async (client) => {
-      const finished = await finishRunning(client, id, now, { status: 'succeeded' }, (p) => ({
+      const finished = await finishRunning(client, id, now, { status: 'succeeded', event }, (p) => ({
         ...p,
         percent: 100,
         stage: 'done',
@@ -119,9 +124,9 @@ export class PostgresRequestStore implements RequestStore {
     });
   }
 
-  async finishFailed(id: string, error: StoredError, now: number): Promise<boolean> {
+  async finishFailed(id: string, error: StoredError, now: number, event?: TimelineEvent): Promise<boolean> {
     return transaction(this.pool, (client) =>
-      finishRunning(client, id, now, { status: 'failed', error }, (p) => ({ ...p, stage: 'done' })),
+      finishRunning(client, id, now, { status: 'failed', error, event }, (p) => ({ ...p, stage: 'done' })),
     );
   }
 

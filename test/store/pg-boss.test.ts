@@ -2,6 +2,7 @@ import { type ChildProcess, fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { StopRequested } from '../../src/core/run-request.js';
 import { jobIdOf, PgBossQueue, type PgBossQueueOptions } from '../../src/store/queue/pg-boss.js';
 import { POSTGRES_MISSING, postgresBin, startPostgres, type TestPostgres } from '../support/postgres.js';
 
@@ -206,7 +207,7 @@ describe.skipIf(!postgresBin)(`pg-boss job queue (${postgresBin ? 'PostgreSQL' :
     await first.enqueue('interrupted');
     await until('the first worker to take the job', () => taken);
     await first.stop({ graceMs: 500 });
-    expect(String(aborted)).toMatch(/stopping/);
+    expect(aborted).toBeInstanceOf(StopRequested);
     expect(await jobState(name, 'interrupted')).toBe('retry');
 
     const finished = await workOnce(await openQueue({ queue: name }), name, 'interrupted');

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import PgBoss from 'pg-boss';
+import { StopRequested } from '../../core/run-request.js';
 import { databaseUnavailable } from '../postgres-db.js';
 import type { JobQueue } from '../types.js';
 
@@ -149,10 +150,11 @@ export class PgBossQueue implements JobQueue {
   }
 
   private async shutDown(graceMs: number): Promise<void> {
-    // Handlers still running after the grace period are aborted; pg-boss then fails their jobs,
-    // which puts them back for another worker (a retry).
+    // Handlers still running after the grace period are aborted with StopRequested (the runner
+    // puts the request back in the queue); their jobs are failed, which hands them to another
+    // worker as a retry.
     const abortLate = setTimeout(() => {
-      for (const c of this.running) c.abort(new Error('the worker is stopping'));
+      for (const c of this.running) c.abort(new StopRequested('the worker is stopping'));
     }, graceMs);
     try {
       await this.boss.stop({ graceful: true, wait: true, timeout: graceMs + 2_000 });
