@@ -73,6 +73,24 @@ describe.skipIf(!postgresBin)(`pg-boss job queue (${postgresBin ? 'PostgreSQL' :
     await server?.stop();
   });
 
+  it('installs and opens on a fresh database when several nodes start at the same moment', async () => {
+    const url = await server.createDatabase('fresh_nodes');
+    const nodes = await Promise.all(
+      Array.from({ length: 4 }, () => PgBossQueue.open({ url, queue: 'shared', pollSeconds: 0.5 })),
+    );
+    opened.push(...nodes);
+    await nodes[0]!.enqueue('first');
+    const ran: string[] = [];
+    await nodes[3]!.work(
+      async (id) => {
+        ran.push(id);
+      },
+      { concurrency: 1 },
+    );
+    await until('the job to run on another node', () => ran.length === 1);
+    expect(ran).toEqual(['first']);
+  });
+
   it('stores a request enqueued twice as one job, and runs it once', async () => {
     const name = freshName();
     const queue = await openQueue({ queue: name });
