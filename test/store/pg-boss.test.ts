@@ -2,9 +2,11 @@ import { type ChildProcess, fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { StopRequested } from '../../src/core/run-request.js';
+import { MAX_ATTEMPTS, StopRequested } from '../../src/core/run-request.js';
+import { openPostgresRecords } from '../../src/store/postgres-records.js';
 import { jobIdOf, PgBossQueue, type PgBossQueueOptions } from '../../src/store/queue/pg-boss.js';
 import { POSTGRES_MISSING, postgresBin, startPostgres, type TestPostgres } from '../support/postgres.js';
+import { queuedConversion } from '../support/records.js';
 
 const WORKER = fileURLToPath(new URL('./fixtures/queue-worker.ts', import.meta.url));
 
@@ -170,6 +172,40 @@ describe.skipIf(!postgresBin)(`pg-boss job queue (${postgresBin ? 'PostgreSQL' :
       expect(started).toEqual(['orphan']);
     } finally {
       child.kill('SIGKILL');
+    }
+  });
+
+  it('delivers a job whose every attempt dies once more than the attempt limit, so the request ends failed', async () => {
+    const name = freshName();
+    const records = await openPostgresRecords(server.url);
+    try {
+      await records.requests.createRequest(queuedConversion('doomed', Date.now()), []);
+      const queue = await openQueue({ queue: name });
+      await queue.work(
+        async (id) => {
+          const claimed = await records.requests.claim(id, Date.now());
+          if (!claimed) return;
+          if (claimed.attempts > MAX_ATTEMPTS) {
+            await records.requests.finishFailed(
+              id,
+              { code: 'CONVERT_FAILED', message: 'given up' },
+              Date.now(),
+            );
+            return;
+          }
+          throw new Error(`attempt ${claimed.attempts} died`);
+        },
+        { concurrency: 1 },
+      );
+      await queue.enqueue('doomed');
+      await until('the job to complete', async () => (await jobState(name, 'doomed')) === 'completed');
+      expect(await records.requests.getRequest('doomed')).toMatchObject({
+        status: 'failed',
+        queue: 'done',
+        attempts: MAX_ATTEMPTS + 1,
+      });
+    } finally {
+      await records.close();
     }
   });
 

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import PgBoss from 'pg-boss';
-import { StopRequested } from '../../core/run-request.js';
+import { MAX_ATTEMPTS, StopRequested } from '../../core/run-request.js';
 import { databaseUnavailable } from '../postgres-db.js';
 import type { JobQueue } from '../types.js';
 
@@ -34,7 +34,10 @@ const DEFAULTS = {
   queue: 'fileconv-conversions',
   schema: 'pgboss',
   leaseSeconds: 15 * 60,
-  retryLimit: 2,
+  // One delivery more than the runner's attempt limit: the delivery after the last allowed
+  // attempt finds the request over the limit and fails it, rather than pg-boss giving up on the
+  // job and leaving the request `working`.
+  retryLimit: MAX_ATTEMPTS,
   retryDelaySeconds: 5,
   superviseSeconds: 30,
   pollSeconds: 0.5,
