@@ -3,9 +3,8 @@ import { createReadStream, createWriteStream } from 'node:fs';
 import { copyFile, link, mkdir, readdir, rename, rm, rmdir, stat } from 'node:fs/promises';
 import { dirname, join, relative, sep } from 'node:path';
 import type { Readable } from 'node:stream';
+import { checkBlobKey } from './blob-key.js';
 import type { BlobStat, BlobStore, BlobWriter } from './types.js';
-
-const KEY = /^[A-Za-z0-9_-]+(?:\/[A-Za-z0-9_.-]+)*$/;
 
 /** BlobStore on a local folder: `<root>/blobs/<key>`. */
 export class DiskBlobStore implements BlobStore {
@@ -20,10 +19,7 @@ export class DiskBlobStore implements BlobStore {
   }
 
   private path(key: string): string {
-    // Keys are made by the server, but a bad one must never reach outside the folder.
-    if (!KEY.test(key) || key.split('/').some((s) => s === '.' || s === '..'))
-      throw new Error(`bad blob key ${key}`);
-    return join(this.blobs, ...key.split('/'));
+    return join(this.blobs, ...checkBlobKey(key).split('/'));
   }
 
   async createWriter(key: string): Promise<BlobWriter> {

@@ -1,5 +1,5 @@
 import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { PassThrough, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -17,7 +17,7 @@ import { FileconvError } from '../errors/index.js';
 import { contentDisposition } from '../intake/filename.js';
 import { checkBlobKey } from './blob-key.js';
 import { parseS3Url, s3ClientConfig } from './s3-settings.js';
-import type { BlobStat, BlobWriter } from './types.js';
+import type { BlobStat, BlobStore, BlobWriter } from './types.js';
 
 /**
  * Part size of multipart uploads: S3's smallest, since an upload holds a part being filled and each
@@ -33,9 +33,13 @@ function storageError(key: string, e: unknown): FileconvError {
     e instanceof S3ServiceException && (e.name === 'NoSuchKey' || e.$metadata.httpStatusCode === 404);
   return missing
     ? new FileconvError('FILE_NOT_FOUND', `No stored file ${key}.`, { cause: e })
-    : new FileconvError('CONVERT_API_UNAVAILABLE', 'The file storage did not answer; retry later.', {
-        cause: e,
-      });
+    : new FileconvError(
+        'CONVERT_API_UNAVAILABLE',
+        'The file storage is unreachable or refused the request; retry later.',
+        {
+          cause: e,
+        },
+      );
 }
 
 /**
@@ -43,7 +47,7 @@ function storageError(key: string, e: unknown): FileconvError {
  * as multipart uploads and out as (ranged) GETs; nothing holds a whole file in memory, and a local
  * copy exists only while an engine reads it.
  */
-export class S3BlobStore {
+export class S3BlobStore implements BlobStore {
   constructor(
     private readonly client: S3Client,
     private readonly bucket: string,
@@ -110,6 +114,7 @@ export class S3BlobStore {
 
   /** Downloads the blob into a folder of its own in `scratchDir` for fn, and removes it after. */
   async withLocalCopy<T>(key: string, scratchDir: string, fn: (path: string) => Promise<T>): Promise<T> {
+    await mkdir(scratchDir, { recursive: true });
     const dir = await mkdtemp(join(scratchDir, 'blob-'));
     try {
       const path = join(dir, key.split('/').pop() ?? 'blob');

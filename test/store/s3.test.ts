@@ -9,7 +9,6 @@ import { runInNewContext } from 'node:vm';
 import { S3Client } from '@aws-sdk/client-s3';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FileconvError } from '../../src/errors/index.js';
 import { S3_PART_SIZE, S3BlobStore } from '../../src/store/s3.js';
 import { parseS3Url, s3ClientConfig } from '../../src/store/s3-settings.js';
 import { startTestS3, type TestS3 } from '../support/s3.js';
@@ -41,15 +40,6 @@ async function write(store: S3BlobStore, key: string, body: Buffer | string): Pr
   const w = await store.createWriter(key);
   await pipeline(Readable.from([Buffer.from(body)]), w.stream);
   await w.commit();
-}
-
-async function rejection(p: Promise<unknown>): Promise<FileconvError> {
-  const e = await p.then(
-    () => undefined,
-    (err: unknown) => err,
-  );
-  expect(e).toBeInstanceOf(FileconvError);
-  return e as FileconvError;
 }
 
 beforeAll(async () => {
@@ -115,10 +105,10 @@ describe('S3BlobStore on s3rver', () => {
   it('answers a missing blob the way the routes expect: stat undefined, reads FILE_NOT_FOUND, delete fine', async () => {
     const store = new S3BlobStore(client(), s3.bucket, 'missing/');
     expect(await store.stat('inputs/nothing')).toBeUndefined();
-    expect((await rejection(store.openRead('inputs/nothing'))).code).toBe('FILE_NOT_FOUND');
-    expect((await rejection(store.withLocalCopy('inputs/nothing', scratch, async () => 1))).code).toBe(
-      'FILE_NOT_FOUND',
-    );
+    await expect(store.openRead('inputs/nothing')).rejects.toMatchObject({ code: 'FILE_NOT_FOUND' });
+    await expect(store.withLocalCopy('inputs/nothing', scratch, async () => 1)).rejects.toMatchObject({
+      code: 'FILE_NOT_FOUND',
+    });
     await store.delete('inputs/nothing');
     expect(readdirSync(scratch)).toEqual([]);
   });
@@ -137,8 +127,8 @@ describe('S3BlobStore on s3rver', () => {
       }),
       s3.bucket,
     );
-    expect((await rejection(down.stat('inputs/x'))).code).toBe('CONVERT_API_UNAVAILABLE');
-    expect((await rejection(down.list())).code).toBe('CONVERT_API_UNAVAILABLE');
+    await expect(down.stat('inputs/x')).rejects.toMatchObject({ code: 'CONVERT_API_UNAVAILABLE' });
+    await expect(down.list()).rejects.toMatchObject({ code: 'CONVERT_API_UNAVAILABLE' });
   });
 
   it('lends a local copy in the scratch folder and removes it after', async () => {
@@ -180,6 +170,30 @@ describe('S3BlobStore on s3rver', () => {
     w.stream.write(Buffer.alloc(1000, 1));
     await w.abort();
     expect(await store.stat('inputs/half')).toBeUndefined();
+    expect(await store.list()).toEqual([]);
+  });
+
+  it('aborting a writer in the middle of a multipart upload fails the stream feeding it and leaves no object', async () => {
+    const store = new S3BlobStore(client(), s3.bucket, 'aborts-large/');
+    const w = await store.createWriter('inputs/large-half');
+    sent.length = 0;
+    let fed = 0;
+    const source = new Readable({
+      read() {
+        fed += 1024 * 1024;
+        this.push(Buffer.alloc(1024 * 1024, 2));
+      },
+    });
+    // Settled into a value at once: it fails while abort() is still talking to S3.
+    const feeding = pipeline(source, w.stream).then(
+      () => 'finished',
+      (e: Error) => e,
+    );
+    while (!sent.includes('UploadPartCommand')) await new Promise((r) => setTimeout(r, 20));
+    await w.abort();
+    expect(await feeding).toBeInstanceOf(Error);
+    expect(fed).toBeGreaterThan(S3_PART_SIZE);
+    expect(await store.stat('inputs/large-half')).toBeUndefined();
     expect(await store.list()).toEqual([]);
   });
 

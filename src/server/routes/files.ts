@@ -2,8 +2,10 @@ import { Readable } from 'node:stream';
 import type { Context, Hono } from 'hono';
 import { FileconvError } from '../../errors/index.js';
 import { contentDisposition } from '../../intake/filename.js';
+import type { ArtifactRecord } from '../../store/types.js';
 import type { AppEnv, ServerContext } from '../context.js';
 import { decodeOpaque } from '../tokens.js';
+import { LINK_TTL_SECONDS } from './requests.js';
 
 type Range = { start: number; end: number } | 'unsatisfiable' | undefined;
 
@@ -39,6 +41,19 @@ export function registerFileRoutes(app: Hono<AppEnv>, ctx: ServerContext): void 
     const blob = artifact.expired ? undefined : await ctx.blobs.stat(artifact.blobKey);
     if (!blob) throw new FileconvError('ARTIFACT_EXPIRED');
 
+    if (ctx.config.downloads === 'presigned' && ctx.blobs.presignedUrl) {
+      // The bytes go from the bucket to the client; the link is made per request and lives as
+      // long as ours do, with the name and type this route would have sent.
+      const url = await ctx.blobs.presignedUrl(artifact.blobKey, {
+        filename: artifact.filename,
+        mime: artifact.mime,
+        expiresInSeconds: LINK_TTL_SECONDS,
+      });
+      if (c.req.method !== 'HEAD') await recordDownload(ctx, artifact, false);
+      c.header('Cache-Control', 'private, no-store');
+      return c.redirect(url, 302);
+    }
+
     const headers: Record<string, string> = {
       'Content-Type': artifact.mime,
       'Content-Disposition': contentDisposition(artifact.filename),
@@ -63,13 +78,7 @@ export function registerFileRoutes(app: Hono<AppEnv>, ctx: ServerContext): void 
     headers['Content-Length'] = String(blob.size === 0 ? 0 : end - start + 1);
     if (range) headers['Content-Range'] = `bytes ${start}-${end}/${blob.size}`;
     if (c.req.method === 'HEAD') return c.body(null, status, headers);
-    if (start === 0) {
-      await ctx.store.addEvent(artifact.requestId, {
-        at: Date.now(),
-        kind: 'downloaded',
-        message: `Artifact ${artifact.name} downloaded${range ? ' (partial)' : ''}.`,
-      });
-    }
+    if (start === 0) await recordDownload(ctx, artifact, range !== undefined);
     if (blob.size === 0) return c.body(null, status, headers);
     const stream = Readable.toWeb(
       await ctx.blobs.openRead(artifact.blobKey, { start, end }),
@@ -77,4 +86,12 @@ export function registerFileRoutes(app: Hono<AppEnv>, ctx: ServerContext): void 
     return c.body(stream, status, headers);
   };
   app.get('/files/:opaque', serveFile);
+}
+
+async function recordDownload(ctx: ServerContext, artifact: ArtifactRecord, partial: boolean): Promise<void> {
+  await ctx.store.addEvent(artifact.requestId, {
+    at: Date.now(),
+    kind: 'downloaded',
+    message: `Artifact ${artifact.name} downloaded${partial ? ' (partial)' : ''}.`,
+  });
 }
