@@ -11,47 +11,16 @@ import { join } from 'node:path';
 import { openPostgresRecords } from '../src/store/postgres-records.js';
 import { PgBossQueue } from '../src/store/queue/pg-boss.js';
 import { openSqliteRecords } from '../src/store/sqlite-records.js';
-import type { ArtifactRecord, NewRequest, Records } from '../src/store/types.js';
+import type { Records } from '../src/store/types.js';
 import { startPostgres } from '../test/support/postgres.js';
+import { jsonArtifact, queuedConversion } from '../test/support/records.js';
 import { removeDir, tempDir } from './lib/serve.js';
 
 const JOBS = 300;
 
-function request(id: string, now: number): NewRequest {
-  return {
-    id,
-    kind: 'convert',
-    status: 'running',
-    conversion: 'csv-json',
-    from: 'csv',
-    to: 'json',
-    filename: 'table.csv',
-    inputKey: `inputs/${id}`,
-    identity: 'ip:203.0.113.7',
-    queue: 'queued',
-    progress: { percent: 0, stage: 'queued', step: 0, steps: 1 },
-    createdAt: now,
-  };
-}
-
-function artifact(requestId: string): ArtifactRecord {
-  return {
-    requestId,
-    name: 'table.json',
-    format: 'json',
-    mime: 'application/json',
-    size: 100,
-    sha256: '0'.repeat(64),
-    blobKey: `artifacts/${requestId}/table.json`,
-    filename: 'table.json',
-    expiresAt: Date.now() + 3_600_000,
-    expired: false,
-  };
-}
-
 async function fileAll(records: Records, prefix: string): Promise<string[]> {
   const ids = Array.from({ length: JOBS }, (_, i) => `${prefix}-${i}`);
-  for (const id of ids) await records.requests.createRequest(request(id, Date.now()), []);
+  for (const id of ids) await records.requests.createRequest(queuedConversion(id, Date.now()), []);
   return ids;
 }
 
@@ -66,7 +35,7 @@ async function sqliteRate(workers: number): Promise<number> {
       for (;;) {
         const r = await records.requests.claimNextQueued(Date.now());
         if (!r) return;
-        await records.requests.finishSucceeded(r.id, [artifact(r.id)], Date.now());
+        await records.requests.finishSucceeded(r.id, [jsonArtifact(r.id)], Date.now());
       }
     };
     await Promise.all(Array.from({ length: workers }, loop));
@@ -102,7 +71,7 @@ async function postgresRate(url: string, workers: number): Promise<number> {
         async (id) => {
           const claimed = await node.records.requests.claim(id, Date.now());
           if (!claimed) return;
-          if (await node.records.requests.finishSucceeded(id, [artifact(id)], Date.now())) done++;
+          if (await node.records.requests.finishSucceeded(id, [jsonArtifact(id)], Date.now())) done++;
           if (done === JOBS) allDone();
         },
         { concurrency: 1 },

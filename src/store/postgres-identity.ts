@@ -3,29 +3,8 @@ import type pg from 'pg';
 import { nextUtcMidnight, type QuotaKind, type QuotaResult, utcDay } from '../identity/quota.js';
 import { type RateLimitResult, windowDecision } from '../identity/ratelimit.js';
 import { transaction } from './postgres-db.js';
+import { KEY_COLUMNS, type KeyRow, toKey } from './sqlite-identity.js';
 import type { ApiKeyRecord, KeyStore, QuotaDraw, QuotaStore, SecretStore, WriteLimitStore } from './types.js';
-
-interface KeyRow {
-  id: string;
-  prefix: string;
-  label: string | null;
-  created_at: number;
-  last_used_at: number | null;
-  revoked_at: number | null;
-}
-
-const KEY_COLUMNS = 'id, prefix, label, created_at, last_used_at, revoked_at';
-
-function toKey(r: KeyRow): ApiKeyRecord {
-  return {
-    id: r.id,
-    label: r.label ?? undefined,
-    prefix: r.prefix,
-    createdAt: r.created_at,
-    lastUsedAt: r.last_used_at ?? undefined,
-    revokedAt: r.revoked_at ?? undefined,
-  };
-}
 
 /** API keys in PostgreSQL; every lookup reads the table, so a revocation on one node holds on all. */
 export class PostgresKeyStore implements KeyStore {

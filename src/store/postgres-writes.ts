@@ -72,14 +72,15 @@ export async function insertEvent(db: Queryable, id: string, event: TimelineEven
 }
 
 /**
- * Ends a request that is still running (locked for the rest of the transaction) with `outcome`,
- * its progress rewritten in JS so the JSON keeps its key order; false when it had already finished.
+ * Ends a request that is still running (locked for the rest of the transaction) with `outcome`
+ * and its timeline event, its progress rewritten in JS so the JSON keeps its key order; false
+ * when it had already finished (and then the event is not added either).
  */
 export async function finishRunning(
   client: pg.PoolClient,
   id: string,
   now: number,
-  outcome: { status: 'succeeded' | 'failed'; error?: StoredError },
+  outcome: { status: 'succeeded' | 'failed'; error?: StoredError; event?: TimelineEvent },
   finalProgress: (p: Progress) => Progress,
 ): Promise<boolean> {
   const { rows } = await client.query<{ progress: string }>(
@@ -102,6 +103,7 @@ export async function finishRunning(
       id,
     ],
   );
+  if (outcome.event) await insertEvent(client, id, outcome.event);
   return true;
 }
 

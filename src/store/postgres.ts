@@ -112,7 +112,7 @@ export class PostgresRequestStore implements RequestStore {
     event?: TimelineEvent,
   ): Promise<boolean> {
     return transaction(this.pool, async (client) => {
-      const finished = await finishRunning(client, id, now, { status: 'succeeded' }, (p) => ({
+      const finished = await finishRunning(client, id, now, { status: 'succeeded', event }, (p) => ({
         ...p,
         percent: 100,
         stage: 'done',
@@ -120,20 +120,14 @@ export class PostgresRequestStore implements RequestStore {
       }));
       if (!finished) return false;
       await insertArtifacts(client, artifacts);
-      if (event) await insertEvent(client, id, event);
       return true;
     });
   }
 
   async finishFailed(id: string, error: StoredError, now: number, event?: TimelineEvent): Promise<boolean> {
-    return transaction(this.pool, async (client) => {
-      const finished = await finishRunning(client, id, now, { status: 'failed', error }, (p) => ({
-        ...p,
-        stage: 'done',
-      }));
-      if (finished && event) await insertEvent(client, id, event);
-      return finished;
-    });
+    return transaction(this.pool, (client) =>
+      finishRunning(client, id, now, { status: 'failed', error, event }, (p) => ({ ...p, stage: 'done' })),
+    );
   }
 
   async clearInputKey(id: string): Promise<void> {

@@ -5,7 +5,8 @@ import { type RateLimitResult, windowDecision } from '../identity/ratelimit.js';
 import { statements } from './sqlite-db.js';
 import type { ApiKeyRecord, KeyStore, QuotaDraw, QuotaStore, SecretStore, WriteLimitStore } from './types.js';
 
-interface KeyRow {
+/** An API key row; the PostgreSQL store's rows have the same shape. */
+export interface KeyRow {
   id: string;
   prefix: string;
   label: string | null;
@@ -14,7 +15,7 @@ interface KeyRow {
   revoked_at: number | null;
 }
 
-function toKey(r: KeyRow): ApiKeyRecord {
+export function toKey(r: KeyRow): ApiKeyRecord {
   return {
     id: r.id,
     label: r.label ?? undefined,
@@ -25,7 +26,7 @@ function toKey(r: KeyRow): ApiKeyRecord {
   };
 }
 
-const KEY_COLUMNS = 'id, prefix, label, created_at, last_used_at, revoked_at';
+export const KEY_COLUMNS = 'id, prefix, label, created_at, last_used_at, revoked_at';
 
 /**
  * API keys in the metadata database. Every lookup reads the table, so a key revoked by

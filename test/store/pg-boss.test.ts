@@ -2,8 +2,11 @@ import { type ChildProcess, fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MAX_ATTEMPTS, StopRequested } from '../../src/core/run-request.js';
+import { openPostgresRecords } from '../../src/store/postgres-records.js';
 import { jobIdOf, PgBossQueue, type PgBossQueueOptions } from '../../src/store/queue/pg-boss.js';
 import { POSTGRES_MISSING, postgresBin, startPostgres, type TestPostgres } from '../support/postgres.js';
+import { queuedConversion } from '../support/records.js';
 
 const WORKER = fileURLToPath(new URL('./fixtures/queue-worker.ts', import.meta.url));
 
@@ -44,6 +47,22 @@ describe.skipIf(!postgresBin)(`pg-boss job queue (${postgresBin ? 'PostgreSQL' :
     return rows[0]?.state;
   }
 
+  /** Starts one worker on `queue` and waits until job `requestId` completes; returns what it ran. */
+  async function workOnce(queue: PgBossQueue, name: string, requestId: string): Promise<string[]> {
+    const ran: string[] = [];
+    await queue.work(
+      async (id) => {
+        ran.push(id);
+      },
+      { concurrency: 1 },
+    );
+    await until(
+      `job ${requestId} to complete`,
+      async () => (await jobState(name, requestId)) === 'completed',
+    );
+    return ran;
+  }
+
   beforeAll(async () => {
     server = await startPostgres();
     db = new pg.Client(server.url);
@@ -54,6 +73,24 @@ describe.skipIf(!postgresBin)(`pg-boss job queue (${postgresBin ? 'PostgreSQL' :
     await Promise.all(opened.map((q) => q.stop({ graceMs: 1_000 })));
     await db?.end();
     await server?.stop();
+  });
+
+  it('installs and opens on a fresh database when several nodes start at the same moment', async () => {
+    const url = await server.createDatabase('fresh_nodes');
+    const nodes = await Promise.all(
+      Array.from({ length: 4 }, () => PgBossQueue.open({ url, queue: 'shared', pollSeconds: 0.5 })),
+    );
+    opened.push(...nodes);
+    await nodes[0]!.enqueue('first');
+    const ran: string[] = [];
+    await nodes[3]!.work(
+      async (id) => {
+        ran.push(id);
+      },
+      { concurrency: 1 },
+    );
+    await until('the job to run on another node', () => ran.length === 1);
+    expect(ran).toEqual(['first']);
   });
 
   it('stores a request enqueued twice as one job, and runs it once', async () => {
@@ -130,21 +167,45 @@ describe.skipIf(!postgresBin)(`pg-boss job queue (${postgresBin ? 'PostgreSQL' :
       await exited;
       expect(await jobState(name, 'orphan')).toBe('active');
 
-      const finishedBy: string[] = [];
-      await queue.work(
-        async (id) => {
-          finishedBy.push(id);
-        },
-        { concurrency: 1 },
-      );
-      await until(
-        'another worker to finish the job',
-        async () => (await jobState(name, 'orphan')) === 'completed',
-      );
+      const finishedBy = await workOnce(queue, name, 'orphan');
       expect(finishedBy).toEqual(['orphan']);
       expect(started).toEqual(['orphan']);
     } finally {
       child.kill('SIGKILL');
+    }
+  });
+
+  it('delivers a job whose every attempt dies once more than the attempt limit, so the request ends failed', async () => {
+    const name = freshName();
+    const records = await openPostgresRecords(server.url);
+    try {
+      await records.requests.createRequest(queuedConversion('doomed', Date.now()), []);
+      const queue = await openQueue({ queue: name });
+      await queue.work(
+        async (id) => {
+          const claimed = await records.requests.claim(id, Date.now());
+          if (!claimed) return;
+          if (claimed.attempts > MAX_ATTEMPTS) {
+            await records.requests.finishFailed(
+              id,
+              { code: 'CONVERT_FAILED', message: 'given up' },
+              Date.now(),
+            );
+            return;
+          }
+          throw new Error(`attempt ${claimed.attempts} died`);
+        },
+        { concurrency: 1 },
+      );
+      await queue.enqueue('doomed');
+      await until('the job to complete', async () => (await jobState(name, 'doomed')) === 'completed');
+      expect(await records.requests.getRequest('doomed')).toMatchObject({
+        status: 'failed',
+        queue: 'done',
+        attempts: MAX_ATTEMPTS + 1,
+      });
+    } finally {
+      await records.close();
     }
   });
 
@@ -200,21 +261,10 @@ describe.skipIf(!postgresBin)(`pg-boss job queue (${postgresBin ? 'PostgreSQL' :
     await first.enqueue('interrupted');
     await until('the first worker to take the job', () => taken);
     await first.stop({ graceMs: 500 });
-    expect(String(aborted)).toMatch(/stopping/);
+    expect(aborted).toBeInstanceOf(StopRequested);
     expect(await jobState(name, 'interrupted')).toBe('retry');
 
-    const second = await openQueue({ queue: name });
-    const finished: string[] = [];
-    await second.work(
-      async (id) => {
-        finished.push(id);
-      },
-      { concurrency: 1 },
-    );
-    await until(
-      'the second worker to finish the job',
-      async () => (await jobState(name, 'interrupted')) === 'completed',
-    );
+    const finished = await workOnce(await openQueue({ queue: name }), name, 'interrupted');
     expect(finished).toEqual(['interrupted']);
   });
 });

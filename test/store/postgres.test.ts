@@ -3,8 +3,9 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { openPostgresRecords } from '../../src/store/postgres-records.js';
 import { PG_MIGRATIONS } from '../../src/store/postgres-schema.js';
 import { PgBossQueue } from '../../src/store/queue/pg-boss.js';
-import type { ArtifactRecord, NewRequest, Records } from '../../src/store/types.js';
+import type { Records } from '../../src/store/types.js';
 import { POSTGRES_MISSING, postgresBin, startPostgres, type TestPostgres } from '../support/postgres.js';
+import { jsonArtifact, queuedConversion } from '../support/records.js';
 
 /**
  * What only a shared database has to get right: several nodes (each its own pool) migrating,
@@ -13,39 +14,6 @@ import { POSTGRES_MISSING, postgresBin, startPostgres, type TestPostgres } from 
  */
 
 const NODES = 4;
-
-function conversion(id: string, createdAt: number): NewRequest {
-  return {
-    id,
-    kind: 'convert',
-    status: 'running',
-    conversion: 'csv-json',
-    from: 'csv',
-    to: 'json',
-    options: { delimiter: ';' },
-    filename: 'table.csv',
-    inputKey: `inputs/${id}`,
-    identity: 'ip:203.0.113.7',
-    queue: 'queued',
-    progress: { percent: 0, stage: 'queued', step: 0, steps: 2 },
-    createdAt,
-  };
-}
-
-function artifactOf(requestId: string): ArtifactRecord {
-  return {
-    requestId,
-    name: 'table.json',
-    format: 'json',
-    mime: 'application/json',
-    size: 12,
-    sha256: 'a'.repeat(64),
-    blobKey: `artifacts/${requestId}/table.json`,
-    filename: 'table.json',
-    expiresAt: Date.now() + 3_600_000,
-    expired: false,
-  };
-}
 
 describe.skipIf(!postgresBin)(
   `PostgreSQL records across nodes (${postgresBin ? 'PostgreSQL' : POSTGRES_MISSING})`,
@@ -119,7 +87,8 @@ describe.skipIf(!postgresBin)(
     it('claims each queued request once when nodes claim at once', async () => {
       const all = await openNodes();
       const now = Date.now();
-      for (let i = 0; i < 12; i++) await all[0]!.requests.createRequest(conversion(`q${i}`, now + i), []);
+      for (let i = 0; i < 12; i++)
+        await all[0]!.requests.createRequest(queuedConversion(`q${i}`, now + i), []);
       const claimed = await Promise.all(
         Array.from({ length: 20 }, (_, i) => all[i % NODES]!.requests.claimNextQueued(now + 100)),
       );
@@ -130,11 +99,11 @@ describe.skipIf(!postgresBin)(
 
     it('stores a duplicate delivery nothing twice: one finish wins, a late claim finds the request done', async () => {
       const all = await openNodes();
-      await all[0]!.requests.createRequest(conversion('dup', Date.now()), []);
+      await all[0]!.requests.createRequest(queuedConversion('dup', Date.now()), []);
       const claims = await Promise.all([all[0]!.requests.claim('dup', 1), all[1]!.requests.claim('dup', 2)]);
       expect(claims.map((c) => c?.status)).toEqual(['running', 'running']);
       const finished = await Promise.all(
-        all.map((node) => node.requests.finishSucceeded('dup', [artifactOf('dup')], Date.now())),
+        all.map((node) => node.requests.finishSucceeded('dup', [jsonArtifact('dup')], Date.now())),
       );
       expect(finished.filter(Boolean)).toHaveLength(1);
       expect(await all[2]!.requests.artifacts('dup')).toHaveLength(1);
@@ -150,7 +119,7 @@ describe.skipIf(!postgresBin)(
     it('gives JSON back with its keys in the order written, as the SQLite store does', async () => {
       const [node] = await openNodes();
       const report = { zeta: 1, alpha: { second: 2, first: 1 }, mid: [3, 1] };
-      await node!.requests.createRequest({ ...conversion('order', Date.now()), report }, []);
+      await node!.requests.createRequest(queuedConversion('order', Date.now(), { report }), []);
       await node!.requests.finishFailed('order', { code: 'ENGINE_FAILED', message: 'no' }, Date.now());
       const stored = await node!.requests.getRequest('order');
       expect(JSON.stringify(stored?.report)).toBe(JSON.stringify(report));

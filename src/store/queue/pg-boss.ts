@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import PgBoss from 'pg-boss';
+import { MAX_ATTEMPTS, StopRequested } from '../../core/run-request.js';
 import { databaseUnavailable } from '../postgres-db.js';
 import type { JobQueue } from '../types.js';
 
@@ -33,7 +34,10 @@ const DEFAULTS = {
   queue: 'fileconv-conversions',
   schema: 'pgboss',
   leaseSeconds: 15 * 60,
-  retryLimit: 2,
+  // One delivery more than the runner's attempt limit: the delivery after the last allowed
+  // attempt finds the request over the limit and fails it, rather than pg-boss giving up on the
+  // job and leaving the request `working`.
+  retryLimit: MAX_ATTEMPTS,
   retryDelaySeconds: 5,
   superviseSeconds: 30,
   pollSeconds: 0.5,
@@ -149,10 +153,11 @@ export class PgBossQueue implements JobQueue {
   }
 
   private async shutDown(graceMs: number): Promise<void> {
-    // Handlers still running after the grace period are aborted; pg-boss then fails their jobs,
-    // which puts them back for another worker (a retry).
+    // Handlers still running after the grace period are aborted with StopRequested (the runner
+    // puts the request back in the queue); their jobs are failed, which hands them to another
+    // worker as a retry.
     const abortLate = setTimeout(() => {
-      for (const c of this.running) c.abort(new Error('the worker is stopping'));
+      for (const c of this.running) c.abort(new StopRequested('the worker is stopping'));
     }, graceMs);
     try {
       await this.boss.stop({ graceful: true, wait: true, timeout: graceMs + 2_000 });
