@@ -31,6 +31,10 @@ export function nodeOptions(command: Command): Command {
       '--shutdown-grace <duration>',
       `wait for running conversions on SIGTERM (${ENV_NAMES.shutdownGrace}, default 30s)`,
     )
+    .option(
+      '--job-lease <duration>',
+      `with --database: a job whose worker is silent this long goes to another worker (${ENV_NAMES.jobLease}, default 15m)`,
+    )
     .option('--log-format <format>', 'json or pretty (default: pretty on a terminal, else json)')
     .option('--log-level <level>', `${LOG_LEVELS.join(', ')} (default info)`);
 }

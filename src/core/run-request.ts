@@ -33,7 +33,7 @@ export interface RunRequestDeps {
  */
 export type RunOutcome = 'succeeded' | 'failed' | 'requeued' | 'dropped';
 
-/** Thrown through the signal by a worker that stops: the conversion goes back to the queue. */
+/** The abort reason of a worker that stops: its running conversions go back to the queue. */
 export class StopRequested extends Error {}
 
 /** A conversion interrupted more often than this (its worker died each time) is failed, not retried. */
@@ -117,7 +117,7 @@ export async function runClaimedRequest(
     const dir = await scratch.dir(r.id);
     outDir = dir;
     const base = stem(r.filename);
-    const result = await blobs.withLocalCopy(inputKey, join(dir, 'in'), (input) =>
+    const result = await blobs.withLocalCopy(inputKey, dir, (input) =>
       engine.convert({
         input,
         from,
@@ -151,7 +151,9 @@ export async function runClaimedRequest(
     }
     return 'succeeded';
   } catch (e) {
-    if (signal.aborted && signal.reason instanceof StopRequested) {
+    // Aborted from outside (the worker stops, or the queue's lease ran out): the job goes back for
+    // another run rather than failing the request.
+    if (signal.aborted) {
       await store.requeue(r.id, Date.now());
       await event('requeued', 'The worker stopped during the conversion; it will run again.');
       return 'requeued';

@@ -44,6 +44,11 @@ export interface ServeConfig {
   storage: string | undefined;
   /** Whether this process runs conversions (`serve --no-worker`: the API only). */
   worker: boolean;
+  /**
+   * With the PostgreSQL queue: how long a worker holds a job before it is presumed dead and the job
+   * goes to another worker, in ms. Must exceed the longest conversion.
+   */
+  jobLeaseMs: number;
 }
 
 export const DOWNLOAD_MODES = ['signed', 'presigned'] as const;
@@ -85,6 +90,7 @@ export interface RawServeOptions {
   database?: string;
   storage?: string;
   worker?: string | boolean;
+  jobLease?: string;
 }
 
 export const DEFAULT_MAX_UPLOAD = 200 * 1024 * 1024;
@@ -115,6 +121,7 @@ export const ENV_NAMES: Record<keyof RawServeOptions, string> = {
   database: 'FILECONV_DATABASE_URL',
   storage: 'FILECONV_STORAGE',
   worker: 'FILECONV_WORKER',
+  jobLease: 'FILECONV_JOB_LEASE',
 };
 
 function invalid(message: string): FileconvError {
@@ -267,6 +274,7 @@ export function resolveServeConfig(
   const database = pick('database');
   const storage = pick('storage');
   const worker = pick('worker');
+  const jobLease = pick('jobLease');
   const mode = downloads === undefined ? 'signed' : downloadMode(downloads);
   if (mode === 'presigned' && storage === undefined)
     throw invalid('--downloads presigned needs S3 storage (--storage s3://bucket/prefix).');
@@ -311,5 +319,6 @@ export function resolveServeConfig(
     database: database === undefined ? undefined : databaseUrl(database),
     storage: storage === undefined ? undefined : storageUrl(storage),
     worker: worker === undefined ? true : boolean('--worker', worker),
+    jobLeaseMs: jobLease === undefined ? 15 * 60_000 : parseDuration('--job-lease', jobLease),
   };
 }

@@ -9,7 +9,7 @@ import type { BlobStore, QuotaDraw, RequestStore } from '../store/types.js';
 import type { ServeConfig } from './config.js';
 import type { ServerEngine } from './engine.js';
 import type { ServerMetrics } from './metrics.js';
-import type { ConversionQueue } from './queue.js';
+import type { RequestChanges } from './request-changes.js';
 import type { LinkSigner } from './tokens.js';
 import type { WebhookDispatcher } from './webhooks.js';
 
@@ -59,6 +59,18 @@ export interface UrlIntake {
   ): Promise<{ path: string; filename: string; contentType: string }>;
 }
 
+/** Where filed conversions go: the embedded queue (SQLite) or a JobQueue's jobs (PostgreSQL). */
+export interface WorkQueue {
+  /** Fired when this process changes a request's status; long-polling readers wait on it. */
+  readonly changes: RequestChanges;
+  /** Conversions waiting to run. */
+  depth(): Promise<number>;
+  /** Conversions running in this process. */
+  readonly active: number;
+  /** A conversion was filed. */
+  submit(requestId: string): Promise<void>;
+}
+
 export interface ServerContext {
   config: ServeConfig;
   store: RequestStore;
@@ -66,7 +78,7 @@ export interface ServerContext {
   /** This node's scratch folders (URL fetches, conversion outputs, local copies of blobs). */
   scratch: ScratchSpace;
   engine: ServerEngine;
-  queue: ConversionQueue;
+  queue: WorkQueue;
   signer: LinkSigner;
   identity: IdentityResolver;
   limits: WriteLimits;

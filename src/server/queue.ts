@@ -7,7 +7,7 @@ import {
   StopRequested,
 } from '../core/run-request.js';
 import type { RequestRecord } from '../store/types.js';
-import { ConversionTrace, type QueueObserver } from './conversion-trace.js';
+import { announceEnd, ConversionTrace, type QueueObserver } from './conversion-trace.js';
 import { RequestChanges } from './request-changes.js';
 
 /**
@@ -84,6 +84,15 @@ export class ConversionQueue {
     return this.running.size;
   }
 
+  /** A conversion was filed: start it when a slot is free (the request row is the job). */
+  async submit(_requestId: string): Promise<void> {
+    this.pump();
+  }
+
+  async start(): Promise<void> {
+    this.pump();
+  }
+
   /** Starts queued conversions while slots are free. */
   pump(): void {
     if (this.pumping) {
@@ -151,20 +160,7 @@ export class ConversionQueue {
       return;
     }
     this.changes.changed(r.id);
-    if (outcome === 'succeeded' || outcome === 'failed') await this.tell(trace, r.id, outcome);
-  }
-
-  /** An observer that throws must not fail the conversion it watches. */
-  private async tell(trace: ConversionTrace, id: string, outcome: 'succeeded' | 'failed'): Promise<void> {
-    const request = await this.deps.store.getRequest(id);
-    if (!request) return;
-    const end = trace.end(request, outcome);
-    for (const o of this.deps.observers ?? []) {
-      try {
-        o.ended(end);
-      } catch (e) {
-        this.deps.log(`observer of ${id} failed: ${(e as Error).message}`);
-      }
-    }
+    if (outcome === 'succeeded' || outcome === 'failed')
+      await announceEnd(this.deps.store, this.deps.observers ?? [], trace, r.id, outcome, this.deps.log);
   }
 }

@@ -6,12 +6,14 @@ import { closeEngines } from '../engine/registry.js';
 import type { PrivateAllowance } from '../intake/guard.js';
 import { dataDirScratch } from '../run/scratch.js';
 import { openStores } from '../store/open.js';
+import type { RequestRecord } from '../store/types.js';
 import { createApp } from './app.js';
 import type { ServeConfig } from './config.js';
 import type { ServerContext, UrlIntake } from './context.js';
 import type { QueueObserver } from './conversion-trace.js';
 import { coreEngine, type ServerEngine } from './engine.js';
 import { keyIdentity } from './identity.js';
+import { JobRunner } from './job-runner.js';
 import { conversionLog, createLogger } from './logging.js';
 import { Metering } from './metering.js';
 import { ServerMetrics } from './metrics.js';
@@ -68,7 +70,7 @@ export interface FileconvService {
 export async function openService(config: ServeConfig, options: StartOptions = {}): Promise<FileconvService> {
   const logger = options.logger ?? createLogger({ format: 'json', level: options.log ? 'silent' : 'warn' });
   const log = options.log ?? ((m: string) => logger.error(m));
-  const stores = await openStores(config);
+  const stores = await openStores(config, log);
   const { records, blobs } = stores;
   const store = records.requests;
   const secret = await signingSecret(records.secrets, config.dataDir);
@@ -76,19 +78,21 @@ export async function openService(config: ServeConfig, options: StartOptions = {
   const scratch = await dataDirScratch(config.dataDir);
   const engine = options.engine ?? (await coreEngine());
   const observers: QueueObserver[] = [];
-  const queue = new ConversionQueue({
+  const runDeps = {
     store,
     blobs,
     scratch,
     engine,
     // An API-only node files conversions for workers elsewhere and runs none itself.
     concurrency: config.worker ? config.concurrency : 0,
-    pollMs: QUEUE_POLL_MS,
     retentionMs: config.retentionMs,
     log,
-    refund: async (r) => (r.quota ? metering.refund(r.identity, r.quota) : false),
+    refund: async (r: RequestRecord) => (r.quota ? metering.refund(r.identity, r.quota) : false),
     observers,
-  });
+  };
+  const queue = stores.jobs
+    ? new JobRunner({ ...runDeps, jobs: stores.jobs })
+    : new ConversionQueue({ ...runDeps, pollMs: QUEUE_POLL_MS });
   const metrics = new ServerMetrics(queue, options.metricsToken || undefined);
   const webhooks = new WebhookDispatcher({
     store,
@@ -125,7 +129,7 @@ export async function openService(config: ServeConfig, options: StartOptions = {
   const stopSweeper = startSweeper(store, blobs, config.sweepIntervalMs, log);
   // Warm the catalog so the first request and /readyz do not pay for probing the engines.
   engine.catalog().catch((e) => log(`probing engines failed: ${(e as Error).message}`));
-  queue.pump();
+  await queue.start();
   let draining: Promise<void> | undefined;
   return {
     context,

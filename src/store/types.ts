@@ -250,7 +250,7 @@ export interface BlobStore {
   putFile(key: string, path: string): Promise<void>;
   /**
    * Lends a local path of the blob while `fn` runs (disk: the blob itself; remote stores: a
-   * download into `scratchDir`, removed after `fn`). The path is read-only for `fn`.
+   * download into `scratchDir`, an existing folder, removed after `fn`). The path is read-only for `fn`.
    */
   withLocalCopy<T>(key: string, scratchDir: string, fn: (path: string) => Promise<T>): Promise<T>;
   stat(key: string): Promise<BlobStat | undefined>;

@@ -12,16 +12,12 @@ import {
   ROOT,
   removeDir,
   startChildServer,
+  startChildWorker,
   submit,
   tempDir,
   waitDone,
   waitStarted,
 } from './helpers.js';
-
-interface Worker {
-  child: ChildProcess;
-  exited: Promise<number | null>;
-}
 
 const dirs: string[] = [];
 const processes: ChildProcess[] = [];
@@ -30,29 +26,10 @@ afterAll(() => {
   for (const d of dirs) removeDir(d);
 });
 
-/** Starts `fileconv worker` on a data directory and waits until it says it runs. */
-function startWorker(dataDir: string): Promise<Worker> {
-  const child = spawn(
-    process.execPath,
-    [join(ROOT, 'bin', 'fileconv'), 'worker', '--data-dir', dataDir, '--concurrency', '1'],
-    { cwd: ROOT, env: { ...process.env, FILECONV_DATA_DIR: '' }, stdio: ['ignore', 'pipe', 'pipe'] },
-  );
-  processes.push(child);
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  let output = '';
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`worker did not start: ${output}`)), 60_000);
-    child.stderr!.on('data', (d: Buffer) => {
-      output += d.toString();
-    });
-    child.stdout!.on('data', (d: Buffer) => {
-      output += d.toString();
-      if (output.includes('fileconv worker running')) {
-        clearTimeout(timer);
-        resolve({ child, exited });
-      }
-    });
-    child.once('exit', (code) => reject(new Error(`worker exited ${code}: ${output}`)));
+function startWorker(dataDir: string) {
+  return startChildWorker(dataDir, ['--concurrency', '1']).then((w) => {
+    processes.push(w.child);
+    return w;
   });
 }
 

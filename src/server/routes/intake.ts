@@ -272,7 +272,7 @@ export function registerIntakeRoutes(app: Hono<AppEnv>, ctx: ServerContext): voi
       }
       stored = false;
       if (meta.webhook) await ctx.webhooks.register(id, meta.webhook, baseUrl(c, ctx.config));
-      ctx.queue.pump();
+      await ctx.queue.submit(id);
       // ?wait=N (an extension of api.md): the finished request as GET /requests/{id} shows it, if it ends in time.
       const finished = wait > 0 ? await awaitEnd(ctx, id, wait, c.req.raw.signal) : undefined;
       if (finished && finished.status !== 'running') {
