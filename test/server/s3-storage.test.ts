@@ -6,7 +6,10 @@ import { startTestS3, type TestS3 } from '../support/s3.js';
 import {
   blobFiles,
   type ChildServer,
+  filePart,
   get,
+  metaPart,
+  post,
   removeDir,
   startChildServer,
   submit,
@@ -133,5 +136,28 @@ describe('fileconv serve --storage s3://', () => {
     const expired = await get(`${base}/api/public/requests/${id}/artifacts/json`);
     expect(expired.status).toBe(404);
     expect(expired.json.error.code).toBe('ARTIFACT_EXPIRED');
+  });
+
+  it('with the storage unreachable, uploads answer 503 CONVERT_API_UNAVAILABLE and the API keeps answering', async () => {
+    await stop();
+    const down = tempDir();
+    try {
+      running = await startChildServer(down, ['--storage', `s3://${s3.bucket}/served`, '--rate-limit', '0'], {
+        ...s3.env,
+        // A loopback port nothing listens on.
+        FILECONV_S3_ENDPOINT: 'http://127.0.0.1:9',
+      });
+      const refused = await post(`${running.url}/api/public/convert`, [
+        metaPart({ conversion: 'csv-json' }),
+        filePart('counts.csv', CSV),
+      ]);
+      expect(refused.status).toBe(503);
+      expect(refused.json.error.code).toBe('CONVERT_API_UNAVAILABLE');
+      expect(refused.headers['retry-after']).toBe('60');
+      expect((await get(`${running.url}/healthz`)).status).toBe(200);
+      await stop();
+    } finally {
+      removeDir(down);
+    }
   });
 });
