@@ -64,7 +64,11 @@ const UNLIMITED = 'conversions=1000000000,voice=1000000000,file_checks=100000000
 export const NO_LIMIT_FLAGS = ['--rate-limit', '0', '--quota-anon', UNLIMITED, '--quota-key', UNLIMITED];
 
 /** Starts `node bin/fileconv serve --port 0`, limits off, with a fresh data folder and the given flags. */
-export async function startServe(dataDir: string, flags: string[] = []): Promise<Child> {
+export async function startServe(
+  dataDir: string,
+  flags: string[] = [],
+  env: NodeJS.ProcessEnv = {},
+): Promise<Child> {
   const child = spawn(
     process.execPath,
     [
@@ -81,12 +85,42 @@ export async function startServe(dataDir: string, flags: string[] = []): Promise
     ],
     {
       cwd: ROOT,
-      env: { ...process.env, FILECONV_PORT: '', FILECONV_DATA_DIR: '' },
+      env: { ...process.env, FILECONV_PORT: '', FILECONV_DATA_DIR: '', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     },
   );
   const url = await waitForUrl(child, 'fileconv serve');
   return { url, pid: child.pid!, stop: stopper(child) };
+}
+
+/** Starts `node bin/fileconv worker` on its own data folder and waits until it runs. */
+export async function startWorker(dataDir: string, flags: string[], env: NodeJS.ProcessEnv): Promise<Child> {
+  const child = spawn(
+    process.execPath,
+    [join(ROOT, 'bin', 'fileconv'), 'worker', '--data-dir', dataDir, ...flags],
+    {
+      cwd: ROOT,
+      env: { ...process.env, FILECONV_DATA_DIR: '', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
+  const output: string[] = [];
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(
+      () => reject(new Error(`fileconv worker did not start: ${output.join('')}`)),
+      120_000,
+    );
+    child.stderr!.on('data', (d: Buffer) => output.push(d.toString()));
+    child.stdout!.on('data', (d: Buffer) => {
+      output.push(d.toString());
+      if (output.join('').includes('fileconv worker running')) {
+        clearTimeout(timer);
+        resolve();
+      }
+    });
+    child.once('exit', (code) => reject(new Error(`fileconv worker exited ${code}: ${output.join('')}`)));
+  });
+  return { url: '', pid: child.pid!, stop: stopper(child) };
 }
 
 /** Starts a bare node:http server from `source` (which must print "listening on <url>"). */

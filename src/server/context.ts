@@ -4,11 +4,12 @@ import type { Logger } from 'pino';
 import { anonymousIdentity } from '../identity/client-ip.js';
 import type { LimitState } from '../identity/headers.js';
 import type { QuotaKind } from '../identity/quota.js';
+import type { ScratchSpace } from '../run/scratch.js';
 import type { BlobStore, QuotaDraw, RequestStore } from '../store/types.js';
 import type { ServeConfig } from './config.js';
 import type { ServerEngine } from './engine.js';
 import type { ServerMetrics } from './metrics.js';
-import type { ConversionQueue } from './queue.js';
+import type { RequestChanges } from './request-changes.js';
 import type { LinkSigner } from './tokens.js';
 import type { WebhookDispatcher } from './webhooks.js';
 
@@ -35,13 +36,13 @@ export interface LimitDecision {
  */
 export interface WriteLimits {
   /** Counts one write of the caller's IP; undefined when the per-minute limit is off. */
-  admitWrite(identity: Identity): (LimitDecision & { retryAfterSeconds: number }) | undefined;
+  admitWrite(identity: Identity): Promise<(LimitDecision & { retryAfterSeconds: number }) | undefined>;
   /** Takes one unit of today's quota (check and count in one step). */
-  draw(identity: Identity, kind: QuotaKind): LimitDecision & { draw: QuotaDraw };
+  draw(identity: Identity, kind: QuotaKind): Promise<LimitDecision & { draw: QuotaDraw }>;
   /** Today's standing of one quota, taking nothing. */
-  standing(identity: Identity, kind: QuotaKind): LimitState;
+  standing(identity: Identity, kind: QuotaKind): Promise<LimitState>;
   /** Gives back the unit a failed conversion drew; `meteredAs` is the request's stored identity. */
-  refund(meteredAs: string, draw: QuotaDraw): boolean;
+  refund(meteredAs: string, draw: QuotaDraw): Promise<boolean>;
 }
 
 /** The string quotas are counted under (and requests are filed under): per key, or per client IP. */
@@ -58,12 +59,26 @@ export interface UrlIntake {
   ): Promise<{ path: string; filename: string; contentType: string }>;
 }
 
+/** Where filed conversions go: the embedded queue (SQLite) or a JobQueue's jobs (PostgreSQL). */
+export interface WorkQueue {
+  /** Fired when this process changes a request's status; long-polling readers wait on it. */
+  readonly changes: RequestChanges;
+  /** Conversions waiting to run. */
+  depth(): Promise<number>;
+  /** Conversions running in this process. */
+  readonly active: number;
+  /** A conversion was filed. */
+  submit(requestId: string): Promise<void>;
+}
+
 export interface ServerContext {
   config: ServeConfig;
   store: RequestStore;
   blobs: BlobStore;
+  /** This node's scratch folders (URL fetches, conversion outputs, local copies of blobs). */
+  scratch: ScratchSpace;
   engine: ServerEngine;
-  queue: ConversionQueue;
+  queue: WorkQueue;
   signer: LinkSigner;
   identity: IdentityResolver;
   limits: WriteLimits;

@@ -1,4 +1,4 @@
-import type { RequestRecord } from '../store/types.js';
+import type { RequestRecord, RequestStore } from '../store/types.js';
 
 /** One engine's attempt at one step of a conversion. */
 export interface EngineStep {
@@ -50,5 +50,26 @@ export class ConversionTrace {
       engines: [...new Set(this.steps.map((s) => s.engine))],
       steps: this.steps,
     };
+  }
+}
+
+/** Tells observers a conversion ended, as the store has it now; an observer that throws fails nothing. */
+export async function announceEnd(
+  store: RequestStore,
+  observers: readonly QueueObserver[],
+  trace: ConversionTrace,
+  id: string,
+  outcome: ConversionEnd['outcome'],
+  log: (message: string) => void,
+): Promise<void> {
+  const request = await store.getRequest(id);
+  if (!request) return;
+  const end = trace.end(request, outcome);
+  for (const o of observers) {
+    try {
+      o.ended(end);
+    } catch (e) {
+      log(`observer of ${id} failed: ${(e as Error).message}`);
+    }
   }
 }

@@ -1,27 +1,25 @@
-import { mkdir } from 'node:fs/promises';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { join } from 'node:path';
 import { serve } from '@hono/node-server';
 import type { Logger } from 'pino';
 import { closeEngines } from '../engine/registry.js';
 import type { PrivateAllowance } from '../intake/guard.js';
-import { DiskBlobStore } from '../store/disk.js';
-import { DATABASE_FILE, openDatabase, SqliteRequestStore } from '../store/sqlite.js';
-import { SqliteKeyStore, SqliteQuotaStore } from '../store/sqlite-identity.js';
-import { SqliteWebhookStore } from '../store/sqlite-webhooks.js';
+import { dataDirScratch } from '../run/scratch.js';
+import { openStores } from '../store/open.js';
+import type { RequestRecord } from '../store/types.js';
 import { createApp } from './app.js';
 import type { ServeConfig } from './config.js';
 import type { ServerContext, UrlIntake } from './context.js';
 import type { QueueObserver } from './conversion-trace.js';
 import { coreEngine, type ServerEngine } from './engine.js';
 import { keyIdentity } from './identity.js';
+import { JobRunner } from './job-runner.js';
 import { conversionLog, createLogger } from './logging.js';
 import { Metering } from './metering.js';
 import { ServerMetrics } from './metrics.js';
-import { ConversionQueue } from './queue.js';
+import { ConversionQueue, QUEUE_POLL_MS } from './queue.js';
 import { startSweeper, sweepExpired, sweepOrphans } from './retention.js';
-import { dataSecret, SIGNING_KEY_FILE, webhookSecret } from './secrets.js';
+import { signingSecret, webhookSecret } from './secrets.js';
 import { LinkSigner } from './tokens.js';
 import { DEFAULT_RETRY_DELAYS_MS, WebhookDispatcher } from './webhooks.js';
 
@@ -45,7 +43,12 @@ export interface StartOptions {
   logger?: Logger;
   /** Bearer token for GET /metrics (the CLI reads FILECONV_METRICS_TOKEN); none means open. */
   metricsToken?: string;
-  /** Webhook signing secret (the CLI reads FILECONV_WEBHOOK_SECRET); default: webhook.key. */
+  /**
+   * Deletes blobs nothing points at when it starts (default; single-node setups only). A worker
+   * does not: the API process beside it may be between storing an upload and filing it.
+   */
+  sweepOrphans?: boolean;
+  /** Webhook signing secret (the CLI reads FILECONV_WEBHOOK_SECRET); default: the database's. */
   webhookSecret?: string;
   /** Non-public webhook targets: tests allow their own loopback receiver; never set in production. */
   webhookAllowPrivate?: PrivateAllowance;
@@ -60,55 +63,60 @@ export interface FileconvService {
   /** Stops taking writes and lets running conversions finish, up to the grace period. */
   drain(): Promise<void>;
   /** Closes the database; call after drain(). */
-  close(): void;
+  close(): Promise<void>;
 }
 
 /** Opens the data directory, recovers the queue and starts the retention sweeper. */
 export async function openService(config: ServeConfig, options: StartOptions = {}): Promise<FileconvService> {
   const logger = options.logger ?? createLogger({ format: 'json', level: options.log ? 'silent' : 'warn' });
   const log = options.log ?? ((m: string) => logger.error(m));
-  await mkdir(config.dataDir, { recursive: true });
-  const secret = await dataSecret(config.dataDir, SIGNING_KEY_FILE);
-  const db = openDatabase(join(config.dataDir, DATABASE_FILE));
-  const store = new SqliteRequestStore(db);
-  const metering = new Metering(config, new SqliteQuotaStore(db));
-  const blobs = new DiskBlobStore(config.dataDir);
-  await blobs.init();
-  await blobs.clearScratch();
+  const stores = await openStores(config, log);
+  const { records, blobs } = stores;
+  const store = records.requests;
+  const secret = await signingSecret(records.secrets, config.dataDir);
+  const metering = new Metering(config, records.quotas, records.writeLimits);
+  const scratch = await dataDirScratch(config.dataDir);
   const engine = options.engine ?? (await coreEngine());
   const observers: QueueObserver[] = [];
-  const queue = new ConversionQueue({
+  const runDeps = {
     store,
     blobs,
+    scratch,
     engine,
-    concurrency: config.concurrency,
+    // An API-only node files conversions for workers elsewhere and runs none itself.
+    concurrency: config.worker ? config.concurrency : 0,
     retentionMs: config.retentionMs,
     log,
-    refund: (r) => (r.quota ? metering.refund(r.identity, r.quota) : false),
+    refund: async (r: RequestRecord) => (r.quota ? metering.refund(r.identity, r.quota) : false),
     observers,
-  });
+  };
+  const queue = stores.jobs
+    ? new JobRunner({ ...runDeps, jobs: stores.jobs })
+    : new ConversionQueue({ ...runDeps, pollMs: QUEUE_POLL_MS });
   const metrics = new ServerMetrics(queue, options.metricsToken || undefined);
   const webhooks = new WebhookDispatcher({
     store,
-    webhooks: new SqliteWebhookStore(db),
-    secret: options.webhookSecret || (await webhookSecret(config.dataDir)),
+    secret: options.webhookSecret || (await webhookSecret(records.secrets, config.dataDir)),
     allowPrivate: options.webhookAllowPrivate ?? false,
     retryDelaysMs: options.webhookRetryDelaysMs ?? DEFAULT_RETRY_DELAYS_MS,
     log,
   });
   observers.push(metrics, webhooks, conversionLog(logger));
-  await queue.recover();
-  await sweepOrphans(store, blobs);
+  if (config.worker) await queue.recover();
+  // Orphans are only known for sure when no other node may be between storing an upload and filing it.
+  if (options.sweepOrphans !== false && stores.embedded && config.storage === undefined)
+    await sweepOrphans(store, blobs);
   await sweepExpired(store, blobs);
 
   const context: ServerContext = {
     config,
     store,
     blobs,
+    scratch,
     engine,
     queue,
     signer: new LinkSigner(secret),
-    identity: keyIdentity(new SqliteKeyStore(db), config.trustProxy),
+    identity: keyIdentity(records.keys, config.trustProxy),
     limits: metering,
     urlIntake: options.urlIntake,
     metrics,
@@ -121,7 +129,7 @@ export async function openService(config: ServeConfig, options: StartOptions = {
   const stopSweeper = startSweeper(store, blobs, config.sweepIntervalMs, log);
   // Warm the catalog so the first request and /readyz do not pay for probing the engines.
   engine.catalog().catch((e) => log(`probing engines failed: ${(e as Error).message}`));
-  queue.pump();
+  await queue.start();
   let draining: Promise<void> | undefined;
   return {
     context,
@@ -130,14 +138,13 @@ export async function openService(config: ServeConfig, options: StartOptions = {
       draining ??= (async () => {
         context.state.draining = true;
         stopSweeper();
-        metering.close();
         await queue.stop(config.shutdownGraceMs);
         await webhooks.stop();
       })();
       return draining;
     },
     close() {
-      store.close();
+      return stores.close();
     },
   };
 }
@@ -175,7 +182,7 @@ export async function startServer(config: ServeConfig, options: StartOptions = {
           server.closeIdleConnections();
           setTimeout(() => server.closeAllConnections(), 2000).unref();
         });
-        service.close();
+        await service.close();
         await closeEngines();
       })();
       return closing;

@@ -57,6 +57,8 @@ export class UploadTooLargeError extends FileconvError {
 
 /** A full disk is the server's condition (507, retry later), not a fault of the upload. */
 function storeFailure(e: unknown): FileconvError {
+  // The blob store's own verdict (remote storage unreachable: 503) stands; local disk errors are mapped here.
+  if (e instanceof FileconvError) return e;
   const code = (e as NodeJS.ErrnoException | undefined)?.code;
   if (code === 'ENOSPC' || code === 'EDQUOT')
     return new FileconvError('INSUFFICIENT_STORAGE', undefined, { cause: e });

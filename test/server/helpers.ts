@@ -248,3 +248,41 @@ export function startChildServer(
     });
   });
 }
+
+export interface ChildWorker {
+  child: ChildProcess;
+  exited: Promise<number | null>;
+  /** What it printed, stdout and stderr. */
+  output: string[];
+}
+
+/** Starts `node bin/fileconv worker` as a child process and waits until it says it runs. */
+export function startChildWorker(
+  dataDir: string,
+  extra: string[] = [],
+  env: NodeJS.ProcessEnv = {},
+): Promise<ChildWorker> {
+  const child = spawn(
+    process.execPath,
+    [join(ROOT, 'bin', 'fileconv'), 'worker', '--data-dir', dataDir, ...extra],
+    {
+      cwd: ROOT,
+      env: { ...process.env, FILECONV_DATA_DIR: '', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  const output: string[] = [];
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`worker did not start: ${output.join('')}`)), 60_000);
+    child.stderr!.on('data', (d: Buffer) => output.push(d.toString()));
+    child.stdout!.on('data', (d: Buffer) => {
+      output.push(d.toString());
+      if (output.join('').includes('fileconv worker running')) {
+        clearTimeout(timer);
+        resolve({ child, exited, output });
+      }
+    });
+    child.once('exit', (code) => reject(new Error(`worker exited ${code}: ${output.join('')}`)));
+  });
+}

@@ -13,14 +13,14 @@ const RECENT_MAX = 100;
 export function registerRequestRoutes(app: Hono<AppEnv>, ctx: ServerContext): void {
   const { store } = ctx;
 
-  const load = (id: string) => {
-    const r = isRequestId(id) ? store.getRequest(id) : undefined;
+  const load = async (id: string) => {
+    const r = isRequestId(id) ? await store.getRequest(id) : undefined;
     if (!r) throw new FileconvError('REQUEST_NOT_FOUND');
     return r;
   };
 
   // Before /requests/:id, so "recent" is never read as an id.
-  app.get('/api/public/requests/recent', (c) => {
+  app.get('/api/public/requests/recent', async (c) => {
     const token = c.req.header('x-owner-token');
     if (!token)
       throw new FileconvError(
@@ -36,7 +36,7 @@ export function registerRequestRoutes(app: Hono<AppEnv>, ctx: ServerContext): vo
         throw new FileconvError('INVALID_REQUEST', 'limit must be a positive integer.');
       limit = Math.min(Number(raw), RECENT_MAX);
     }
-    return c.json({ requests: store.recentByOwner(sha256Hex(token), limit).map(recentView) });
+    return c.json({ requests: (await store.recentByOwner(sha256Hex(token), limit)).map(recentView) });
   });
 
   // With ?wait=N the answer is held until the request is no longer running (succeeded or failed)
@@ -44,21 +44,21 @@ export function registerRequestRoutes(app: Hono<AppEnv>, ctx: ServerContext): vo
   app.get('/api/public/requests/:id', async (c) => {
     const id = c.req.param('id');
     const wait = waitMs(c.req.query('wait'), MAX_READ_WAIT_SECONDS);
-    let r = load(id);
+    let r = await load(id);
     if (r.status === 'running') r = (await awaitEnd(ctx, id, wait, c.req.raw.signal)) ?? r;
     c.header('Cache-Control', 'no-store');
-    return c.json(requestView(r, store.artifacts(r.id), baseUrl(c, ctx.config)));
+    return c.json(requestView(r, await store.artifacts(r.id), baseUrl(c, ctx.config)));
   });
 
-  app.get('/api/public/requests/:id/artifacts/:name', (c) => {
-    const r = load(c.req.param('id'));
+  app.get('/api/public/requests/:id/artifacts/:name', async (c) => {
+    const r = await load(c.req.param('id'));
     const name = c.req.param('name');
     if (r.status === 'failed') {
       throw new FileconvError('CONVERT_FAILED', r.error?.message ?? 'The conversion failed.', {
         extra: { detail: r.error?.code ?? 'CONVERT_FAILED' },
       });
     }
-    const artifact = store.artifact(r.id, name);
+    const artifact = await store.artifact(r.id, name);
     if (!artifact) {
       throw new FileconvError(
         'ARTIFACT_NOT_FOUND',
@@ -78,9 +78,9 @@ export function registerRequestRoutes(app: Hono<AppEnv>, ctx: ServerContext): vo
     );
   });
 
-  app.get('/api/public/requests/:id/timeline', (c) => {
-    const r = load(c.req.param('id'));
-    const events = store.timeline(r.id);
+  app.get('/api/public/requests/:id/timeline', async (c) => {
+    const r = await load(c.req.param('id'));
+    const events = await store.timeline(r.id);
     c.header('Cache-Control', 'no-store');
     const accept = c.req.header('accept') ?? '';
     if (/\btext\/plain\b/.test(accept) && !/application\/json/.test(accept)) {
