@@ -17,8 +17,9 @@ import type {
 
 /**
  * RequestStore on PostgreSQL, behaving as the SQLite store does. Every state change that a second
- * node could race (claim, finish, requeue) is one conditional statement, so a duplicate delivery
- * of a job finds the request finished and stores nothing twice.
+ * node could race (claim, finish, requeue) is conditional on the request's status, checked in one
+ * statement or under the row's lock, so a duplicate delivery of a job finds the request finished
+ * and stores nothing twice.
  */
 export class PostgresRequestStore implements RequestStore {
   constructor(private readonly pool: pg.Pool) {}

@@ -116,6 +116,24 @@ describe.skipIf(!postgresBin)(`pg-boss job queue (${postgresBin ? 'PostgreSQL' :
     expect(await queue.depth()).toBe(0);
   });
 
+  it('wakes idle workers of the node that enqueues instead of leaving the job to their next poll', async () => {
+    const name = freshName();
+    // An hour between polls: the job can only start because enqueue woke the worker.
+    const queue = await openQueue({ queue: name, pollSeconds: 3600 });
+    const ran: string[] = [];
+    await queue.work(
+      async (id) => {
+        ran.push(id);
+      },
+      { concurrency: 1 },
+    );
+    // Its first fetch finds nothing, and it goes to sleep for the hour.
+    await new Promise((r) => setTimeout(r, 1_000));
+    await queue.enqueue('woken');
+    await until('the woken worker to run the job', () => ran.length === 1);
+    expect(ran).toEqual(['woken']);
+  });
+
   it('retries a handler that throws, with backoff, up to the retry limit', async () => {
     const name = freshName();
     const queue = await openQueue({ queue: name, retryLimit: 2, retryDelaySeconds: 1 });

@@ -116,6 +116,8 @@ export class PgBossQueue implements JobQueue {
     await this.boss.send(this.settings.queue, { requestId } satisfies ConversionJob, {
       id: jobIdOf(requestId),
     });
+    // This node's idle workers start it at once; other nodes' find it on their next poll.
+    for (const id of this.workerIds) this.boss.notifyWorker(id);
   }
 
   async work(
