@@ -20,6 +20,7 @@ const BENCHES = [
   'burst',
   'queue',
   'blobs',
+  'nodes',
 ] as const;
 /** Past this a bench is stopped, so the whole run stays well under 15 minutes. */
 const BENCH_TIMEOUT_MS = 5 * 60_000;
