@@ -27,23 +27,33 @@ export interface Child {
   stop(): Promise<void>;
 }
 
+/**
+ * Resolves with the URL the child prints. Its output is kept only until then: afterwards it is
+ * read and dropped, since a server logging a line per request would otherwise make the bench
+ * process (which also runs the load generator) slower and slower.
+ */
 function waitForUrl(child: ChildProcess, what: string): Promise<string> {
-  const output: string[] = [];
+  let output = '';
+  let started = false;
+  const collect = (d: Buffer) => {
+    if (!started) output += d.toString();
+  };
+  child.stdout!.on('data', collect);
+  child.stderr!.on('data', collect);
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${what} did not start: ${output.join('')}`)), 120_000);
-    const onData = (d: Buffer) => {
-      output.push(d.toString());
-      const m = /listening on (http:\/\/\S+)/.exec(output.join(''));
+    const timer = setTimeout(() => reject(new Error(`${what} did not start: ${output}`)), 120_000);
+    child.stdout!.on('data', () => {
+      const m = started ? null : /listening on (http:\/\/\S+)/.exec(output);
       if (m) {
+        started = true;
+        output = '';
         clearTimeout(timer);
         resolve(m[1]!);
       }
-    };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', (d: Buffer) => output.push(d.toString()));
+    });
     child.once('exit', (code) => {
       clearTimeout(timer);
-      reject(new Error(`${what} exited ${code}: ${output.join('')}`));
+      reject(new Error(`${what} exited ${code}: ${output}`));
     });
   });
 }
