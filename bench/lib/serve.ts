@@ -73,7 +73,22 @@ function stopper(child: ChildProcess): () => Promise<void> {
 const UNLIMITED = 'conversions=1000000000,voice=1000000000,file_checks=1000000000';
 export const NO_LIMIT_FLAGS = ['--rate-limit', '0', '--quota-anon', UNLIMITED, '--quota-key', UNLIMITED];
 
-/** Starts `node bin/fileconv serve --port 0`, limits off, with a fresh data folder and the given flags. */
+/**
+ * Waits until `GET /readyz` answers 200: the server probes its engines after it starts listening,
+ * and a bench that began earlier would time (and count the memory of) the end of its start-up.
+ */
+async function waitReady(url: string): Promise<void> {
+  const until = Date.now() + 120_000;
+  for (;;) {
+    const res = await request(`${url}/readyz`);
+    await res.body.dump();
+    if (res.statusCode === 200) return;
+    if (Date.now() > until) throw new Error(`${url}/readyz still answers ${res.statusCode}`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+/** Starts `node bin/fileconv serve --port 0`, limits off, with a fresh data folder and the given flags; resolves once it is ready. */
 export async function startServe(dataDir: string, flags: string[] = []): Promise<Child> {
   const child = spawn(
     process.execPath,
@@ -96,6 +111,7 @@ export async function startServe(dataDir: string, flags: string[] = []): Promise
     },
   );
   const url = await waitForUrl(child, 'fileconv serve');
+  await waitReady(url);
   return { url, pid: child.pid!, stop: stopper(child) };
 }
 

@@ -205,6 +205,8 @@ export class ConversionQueue {
         outDir: join(outDir, 'out'),
         baseName: base,
         signal,
+        // Intake refused a file that is not its declared format (routes/intake.ts) on these bytes.
+        declaredChecked: true,
         onProgress,
         onEvent: (e) => {
           trace.event(e.kind, e.message);
