@@ -32,7 +32,15 @@ export interface ServeConfig {
   uploadPace: UploadPace;
   /** A connection that neither sends nor takes a byte for this long is closed, in ms. */
   idleTimeoutMs: number;
+  /**
+   * How signed download links deliver a file: streamed by this server (`signed`), or redirected to
+   * the blob store's own presigned URL (`presigned`, S3 only).
+   */
+  downloads: DownloadMode;
 }
+
+export const DOWNLOAD_MODES = ['signed', 'presigned'] as const;
+export type DownloadMode = (typeof DOWNLOAD_MODES)[number];
 
 /** Units per UTC day of each metered operation. */
 export interface DailyQuotas {
@@ -66,6 +74,7 @@ export interface RawServeOptions {
   uploadTimeout?: string;
   uploadMinRate?: string;
   idleTimeout?: string;
+  downloads?: string;
 }
 
 export const DEFAULT_MAX_UPLOAD = 200 * 1024 * 1024;
@@ -92,6 +101,7 @@ export const ENV_NAMES: Record<keyof RawServeOptions, string> = {
   uploadTimeout: 'FILECONV_UPLOAD_TIMEOUT',
   uploadMinRate: 'FILECONV_UPLOAD_MIN_RATE',
   idleTimeout: 'FILECONV_IDLE_TIMEOUT',
+  downloads: 'FILECONV_DOWNLOADS',
 };
 
 function invalid(message: string): FileconvError {
@@ -160,6 +170,12 @@ function publicUrl(value: string): string {
   return url.href.replace(/\/+$/, '');
 }
 
+function downloadMode(value: string): DownloadMode {
+  const mode = DOWNLOAD_MODES.find((m) => m === value.trim().toLowerCase());
+  if (!mode) throw invalid(`--downloads must be ${DOWNLOAD_MODES.join(' or ')}, got "${value}".`);
+  return mode;
+}
+
 function boolean(name: string, value: string): boolean {
   const v = value.trim().toLowerCase();
   if (['1', 'true', 'yes', 'on'].includes(v)) return true;
@@ -211,6 +227,7 @@ export function resolveServeConfig(
   const uploadTimeout = pick('uploadTimeout');
   const uploadMinRate = pick('uploadMinRate');
   const idleTimeout = pick('idleTimeout');
+  const downloads = pick('downloads');
   return {
     host,
     port: port === undefined ? 8080 : integer('--port', port, 0, 65535),
@@ -248,5 +265,6 @@ export function resolveServeConfig(
     },
     idleTimeoutMs:
       idleTimeout === undefined ? DEFAULT_IDLE_TIMEOUT_MS : parseDuration('--idle-timeout', idleTimeout),
+    downloads: downloads === undefined ? 'signed' : downloadMode(downloads),
   };
 }

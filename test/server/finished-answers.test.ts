@@ -93,7 +93,7 @@ describe('GET /api/public/requests/{id} with kept answers', () => {
   it('reads a running request from the store every time, so a change made by another node shows at once', async () => {
     const { store } = server.context;
     const id = 'KeptAnswerRunning00001';
-    store.createRequest(
+    await store.createRequest(
       {
         id,
         kind: 'convert',
@@ -112,9 +112,9 @@ describe('GET /api/public/requests/{id} with kept answers', () => {
     );
     const running = await get(`${server.url}/api/public/requests/${id}`);
     expect(running.json).toMatchObject({ status: 'running', progress: { percent: 40 } });
-    store.updateProgress(id, { percent: 70, stage: 'converting', step: 1, steps: 1 }, Date.now());
+    await store.updateProgress(id, { percent: 70, stage: 'converting', step: 1, steps: 1 }, Date.now());
     expect((await get(`${server.url}/api/public/requests/${id}`)).json.progress.percent).toBe(70);
-    store.finishFailed(id, { code: 'CONVERT_FAILED', message: 'The other node gave up.' }, Date.now());
+    await store.finishFailed(id, { code: 'CONVERT_FAILED', message: 'The other node gave up.' }, Date.now());
     const failed = await get(`${server.url}/api/public/requests/${id}`);
     expect(failed.json).toMatchObject({ status: 'failed', error: { message: 'The other node gave up.' } });
     expect((await get(`${server.url}/api/public/requests/${id}`)).text).toBe(failed.text);

@@ -15,14 +15,14 @@ const JSON_NO_STORE = { 'Content-Type': 'application/json', 'Cache-Control': 'no
 export function registerRequestRoutes(app: Hono<AppEnv>, ctx: ServerContext): void {
   const { store } = ctx;
 
-  const load = (id: string) => {
-    const r = isRequestId(id) ? store.getRequest(id) : undefined;
+  const load = async (id: string) => {
+    const r = isRequestId(id) ? await store.getRequest(id) : undefined;
     if (!r) throw new FileconvError('REQUEST_NOT_FOUND');
     return r;
   };
 
   // Before /requests/:id, so "recent" is never read as an id.
-  app.get('/api/public/requests/recent', (c) => {
+  app.get('/api/public/requests/recent', async (c) => {
     const token = c.req.header('x-owner-token');
     if (!token)
       throw new FileconvError(
@@ -38,7 +38,7 @@ export function registerRequestRoutes(app: Hono<AppEnv>, ctx: ServerContext): vo
         throw new FileconvError('INVALID_REQUEST', 'limit must be a positive integer.');
       limit = Math.min(Number(raw), RECENT_MAX);
     }
-    return c.json({ requests: store.recentByOwner(sha256Hex(token), limit).map(recentView) });
+    return c.json({ requests: (await store.recentByOwner(sha256Hex(token), limit)).map(recentView) });
   });
 
   // With ?wait=N the answer is held until the request is no longer running (succeeded or failed)
@@ -52,23 +52,23 @@ export function registerRequestRoutes(app: Hono<AppEnv>, ctx: ServerContext): vo
     const base = baseUrl(c, ctx.config);
     const kept = answers.get(id, base);
     if (kept) return c.body(kept, 200, JSON_NO_STORE);
-    let r = load(id);
+    let r = await load(id);
     if (r.status === 'running') r = (await awaitEnd(ctx, id, wait, c.req.raw.signal)) ?? r;
-    const artifacts = store.artifacts(r.id);
+    const artifacts = await store.artifacts(r.id);
     const body = Buffer.from(JSON.stringify(requestView(r, artifacts, base)));
     answers.keep(r, artifacts, base, body);
     return c.body(body, 200, JSON_NO_STORE);
   });
 
-  app.get('/api/public/requests/:id/artifacts/:name', (c) => {
-    const r = load(c.req.param('id'));
+  app.get('/api/public/requests/:id/artifacts/:name', async (c) => {
+    const r = await load(c.req.param('id'));
     const name = c.req.param('name');
     if (r.status === 'failed') {
       throw new FileconvError('CONVERT_FAILED', r.error?.message ?? 'The conversion failed.', {
         extra: { detail: r.error?.code ?? 'CONVERT_FAILED' },
       });
     }
-    const artifact = store.artifact(r.id, name);
+    const artifact = await store.artifact(r.id, name);
     if (!artifact) {
       throw new FileconvError(
         'ARTIFACT_NOT_FOUND',
@@ -88,9 +88,9 @@ export function registerRequestRoutes(app: Hono<AppEnv>, ctx: ServerContext): vo
     );
   });
 
-  app.get('/api/public/requests/:id/timeline', (c) => {
-    const r = load(c.req.param('id'));
-    const events = store.timeline(r.id);
+  app.get('/api/public/requests/:id/timeline', async (c) => {
+    const r = await load(c.req.param('id'));
+    const events = await store.timeline(r.id);
     c.header('Cache-Control', 'no-store');
     const accept = c.req.header('accept') ?? '';
     if (/\btext\/plain\b/.test(accept) && !/application\/json/.test(accept)) {
