@@ -12,7 +12,15 @@ import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { converter, runDirect } from './lib/direct.js';
 import { makeCsv } from './lib/inputs.js';
-import { removeDir, seconds, startServe, submitConversion, tempDir, waitFinished } from './lib/serve.js';
+import {
+  procCpuSeconds,
+  removeDir,
+  seconds,
+  startServe,
+  submitConversion,
+  tempDir,
+  waitFinished,
+} from './lib/serve.js';
 
 const BURST = 100;
 const ROUNDS = 2;
@@ -66,11 +74,29 @@ async function main(): Promise<void> {
     succeeded = 0;
     let oursTime = 0;
     let directTime = 0;
+    // CPU time per conversion tells the two apart on a busy machine, where wall time also
+    // measures whoever else is using the cores: the server's (all its threads), the client's
+    // (this process: uploads and polls), and this process's for the direct runs.
+    let serverCpu = 0;
+    let clientCpu = 0;
+    let directCpu = 0;
+    const cpuOf = async (fn: () => Promise<void>) => {
+      const server0 = procCpuSeconds(server.pid);
+      const self0 = process.cpuUsage();
+      const time = await seconds(fn);
+      const self = process.cpuUsage(self0);
+      return { time, server: procCpuSeconds(server.pid) - server0, self: (self.user + self.system) / 1e6 };
+    };
     for (let round = 1; round <= ROUNDS; round++) {
-      const o = await seconds(burst);
-      const d = await seconds(direct);
+      const ro = await cpuOf(burst);
+      const rd = await cpuOf(direct);
+      const o = ro.time;
+      const d = rd.time;
       oursTime += o;
       directTime += d;
+      serverCpu += ro.server;
+      clientCpu += ro.self;
+      directCpu += rd.self;
       console.log(
         `round ${round}: fileconv ${(BURST / o).toFixed(1)} conversions/s, direct ${(BURST / d).toFixed(1)} conversions/s`,
       );
@@ -86,6 +112,11 @@ async function main(): Promise<void> {
     const directRate = (BURST * ROUNDS) / directTime;
     console.log(
       `fileconv ${oursRate.toFixed(1)} conversions/s (${oursTime.toFixed(2)} s), direct ${directRate.toFixed(1)} conversions/s (${directTime.toFixed(2)} s, ${parallel} at once)`,
+    );
+    const perConversion = (cpu: number) => `${((cpu / (BURST * ROUNDS)) * 1000).toFixed(1)} ms`;
+    console.log(
+      `CPU per conversion: server ${perConversion(serverCpu)} (its client ${perConversion(clientCpu)} more), ` +
+        `direct ${perConversion(directCpu)}`,
     );
     console.log(
       `burst: ${(oursRate / directRate).toFixed(3)} (ours / baseline conversions/s; higher is better)`,

@@ -130,6 +130,15 @@ export function procMemory(pid: number, field: 'VmRSS' | 'VmHWM'): number {
   return m ? Number(m[1]) * 1024 : 0;
 }
 
+/** CPU time (user + system, all threads) a process has used so far, in seconds. */
+export function procCpuSeconds(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  // The command name in parentheses may hold spaces; fields are counted after its closing one.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  // utime and stime are fields 14 and 15 of the line, in clock ticks (100 a second on Linux).
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
 export interface StreamPart {
   name: string;
   filename?: string;
