@@ -17,6 +17,7 @@ const COMMANDS: Record<string, () => Promise<CommandModule>> = {
   doctor: () => import('./doctor.js'),
   serve: () => import('./serve.js'),
   keys: () => import('./keys.js'),
+  worker: () => import('./worker.js'),
 };
 
 const { version } = JSON.parse(readFileSync(join(packageRoot(), 'package.json'), 'utf8')) as {

@@ -1,6 +1,7 @@
 import { cpus } from 'node:os';
 import { resolve } from 'node:path';
 import { FileconvError } from '../errors/index.js';
+import { parseS3Url } from '../store/s3-settings.js';
 import type { UploadPace } from './upload-pace.js';
 
 /** The server's configuration, validated once at the edge and trusted everywhere after. */
@@ -37,6 +38,12 @@ export interface ServeConfig {
    * the blob store's own presigned URL (`presigned`, S3 only).
    */
   downloads: DownloadMode;
+  /** Where the records are: a `postgres://` URL, or undefined for SQLite in the data directory. */
+  database: string | undefined;
+  /** Where the files are: an `s3://bucket/prefix` URL, or undefined for the data directory. */
+  storage: string | undefined;
+  /** Whether this process runs conversions (`serve --no-worker`: the API only). */
+  worker: boolean;
 }
 
 export const DOWNLOAD_MODES = ['signed', 'presigned'] as const;
@@ -75,6 +82,9 @@ export interface RawServeOptions {
   uploadMinRate?: string;
   idleTimeout?: string;
   downloads?: string;
+  database?: string;
+  storage?: string;
+  worker?: string | boolean;
 }
 
 export const DEFAULT_MAX_UPLOAD = 200 * 1024 * 1024;
@@ -102,6 +112,9 @@ export const ENV_NAMES: Record<keyof RawServeOptions, string> = {
   uploadMinRate: 'FILECONV_UPLOAD_MIN_RATE',
   idleTimeout: 'FILECONV_IDLE_TIMEOUT',
   downloads: 'FILECONV_DOWNLOADS',
+  database: 'FILECONV_DATABASE_URL',
+  storage: 'FILECONV_STORAGE',
+  worker: 'FILECONV_WORKER',
 };
 
 function invalid(message: string): FileconvError {
@@ -176,6 +189,29 @@ function downloadMode(value: string): DownloadMode {
   return mode;
 }
 
+function databaseUrl(value: string): string {
+  let url: URL | undefined;
+  try {
+    url = new URL(value);
+  } catch {}
+  if (!url || !['postgres:', 'postgresql:'].includes(url.protocol) || !url.hostname)
+    throw invalid(
+      `--database must be a postgres://user:password@host:port/database URL, got "${redacted(value)}".`,
+    );
+  return value;
+}
+
+/** A URL as an error message may show it: without its password. */
+function redacted(value: string): string {
+  return value.replace(/(\/\/[^:/@]*:)[^@]*@/, '$1***@');
+}
+
+/** Checked here (bucket and prefix rules) so a bad URL stops the start, not the first upload. */
+function storageUrl(value: string): string {
+  parseS3Url(value);
+  return value.trim();
+}
+
 function boolean(name: string, value: string): boolean {
   const v = value.trim().toLowerCase();
   if (['1', 'true', 'yes', 'on'].includes(v)) return true;
@@ -228,6 +264,12 @@ export function resolveServeConfig(
   const uploadMinRate = pick('uploadMinRate');
   const idleTimeout = pick('idleTimeout');
   const downloads = pick('downloads');
+  const database = pick('database');
+  const storage = pick('storage');
+  const worker = pick('worker');
+  const mode = downloads === undefined ? 'signed' : downloadMode(downloads);
+  if (mode === 'presigned' && storage === undefined)
+    throw invalid('--downloads presigned needs S3 storage (--storage s3://bucket/prefix).');
   return {
     host,
     port: port === undefined ? 8080 : integer('--port', port, 0, 65535),
@@ -265,6 +307,9 @@ export function resolveServeConfig(
     },
     idleTimeoutMs:
       idleTimeout === undefined ? DEFAULT_IDLE_TIMEOUT_MS : parseDuration('--idle-timeout', idleTimeout),
-    downloads: downloads === undefined ? 'signed' : downloadMode(downloads),
+    downloads: mode,
+    database: database === undefined ? undefined : databaseUrl(database),
+    storage: storage === undefined ? undefined : storageUrl(storage),
+    worker: worker === undefined ? true : boolean('--worker', worker),
   };
 }

@@ -132,7 +132,9 @@ export function receiveUpload(
       parser.removeAllListeners();
       parser.on('error', () => {});
       drainRequest(incoming, drainMs);
-      const cleanup = writer ? writer.abort() : Promise.resolve();
+      // A writer still being created removes its own file once it sees the refusal (below): wait
+      // for that too, since a fast parser can reach a limit before the blob file exists.
+      const cleanup = writer ? writer.abort() : (fileDone ?? Promise.resolve());
       fileDone?.catch(() => {});
       cleanup.then(
         () => reject(error),
