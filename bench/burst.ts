@@ -62,14 +62,19 @@ async function main(): Promise<void> {
       succeeded += done.filter((d) => d.status === 'succeeded').length;
     };
     const direct = () => withParallelism(BURST, parallel, () => runDirect(engine, 'csv', 'json', csv, dir));
-    // One burst of each first, left out of the figure (a server in service is warm: JIT, worker threads), then
-    // alternating rounds, so a change in the machine's load falls on both sides.
+    const refuseUnexpected = () => {
+      const unexpected = [...statuses.keys()].filter((s) => s !== 202 && s !== 503);
+      if (unexpected.length > 0) throw new Error(`answers other than 202 and 503: ${unexpected.join(', ')}`);
+    };
+    // One burst of each first, left out of the figure (a server in service is warm: JIT, worker
+    // threads), then alternating rounds, so a change in the machine's load falls on both sides.
     const oursCold = await seconds(burst);
     const directCold = await seconds(direct);
     console.log(
-      `first round (cold, untimed in the figure): fileconv ${(BURST / oursCold).toFixed(1)} conversions/s, ` +
+      `first round (cold, left out of the figure): fileconv ${(BURST / oursCold).toFixed(1)} conversions/s, ` +
         `direct ${(BURST / directCold).toFixed(1)} conversions/s, ratio ${(directCold / oursCold).toFixed(3)}`,
     );
+    refuseUnexpected();
     statuses.clear();
     succeeded = 0;
     let oursTime = 0;
@@ -106,8 +111,7 @@ async function main(): Promise<void> {
     console.log(
       `${BURST} csv->json submitted at once, ${ROUNDS} times: answers ${counts}; ${succeeded} succeeded`,
     );
-    const unexpected = [...statuses.keys()].filter((s) => s !== 202 && s !== 503);
-    if (unexpected.length > 0) throw new Error(`answers other than 202 and 503: ${unexpected.join(', ')}`);
+    refuseUnexpected();
     const oursRate = succeeded / oursTime;
     const directRate = (BURST * ROUNDS) / directTime;
     console.log(
