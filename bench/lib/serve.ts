@@ -27,23 +27,33 @@ export interface Child {
   stop(): Promise<void>;
 }
 
+/**
+ * Resolves with the URL the child prints. Its output is kept only until then: afterwards it is
+ * read and dropped, since a server logging a line per request would otherwise make the bench
+ * process (which also runs the load generator) slower and slower.
+ */
 function waitForUrl(child: ChildProcess, what: string): Promise<string> {
-  const output: string[] = [];
+  let output = '';
+  let started = false;
+  const collect = (d: Buffer) => {
+    if (!started) output += d.toString();
+  };
+  child.stdout!.on('data', collect);
+  child.stderr!.on('data', collect);
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${what} did not start: ${output.join('')}`)), 120_000);
-    const onData = (d: Buffer) => {
-      output.push(d.toString());
-      const m = /listening on (http:\/\/\S+)/.exec(output.join(''));
+    const timer = setTimeout(() => reject(new Error(`${what} did not start: ${output}`)), 120_000);
+    child.stdout!.on('data', () => {
+      const m = started ? null : /listening on (http:\/\/\S+)/.exec(output);
       if (m) {
+        started = true;
+        output = '';
         clearTimeout(timer);
         resolve(m[1]!);
       }
-    };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', (d: Buffer) => output.push(d.toString()));
+    });
     child.once('exit', (code) => {
       clearTimeout(timer);
-      reject(new Error(`${what} exited ${code}: ${output.join('')}`));
+      reject(new Error(`${what} exited ${code}: ${output}`));
     });
   });
 }
@@ -63,7 +73,22 @@ function stopper(child: ChildProcess): () => Promise<void> {
 const UNLIMITED = 'conversions=1000000000,voice=1000000000,file_checks=1000000000';
 export const NO_LIMIT_FLAGS = ['--rate-limit', '0', '--quota-anon', UNLIMITED, '--quota-key', UNLIMITED];
 
-/** Starts `node bin/fileconv serve --port 0`, limits off, with a fresh data folder and the given flags. */
+/**
+ * Waits until `GET /readyz` answers 200: the server probes its engines after it starts listening,
+ * and a bench that began earlier would time (and count the memory of) the end of its start-up.
+ */
+async function waitReady(url: string): Promise<void> {
+  const until = Date.now() + 120_000;
+  for (;;) {
+    const res = await request(`${url}/readyz`);
+    await res.body.dump();
+    if (res.statusCode === 200) return;
+    if (Date.now() > until) throw new Error(`${url}/readyz still answers ${res.statusCode}`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+/** Starts `node bin/fileconv serve --port 0`, limits off, with a fresh data folder and the given flags; resolves once it is ready. */
 export async function startServe(
   dataDir: string,
   flags: string[] = [],
@@ -90,6 +115,7 @@ export async function startServe(
     },
   );
   const url = await waitForUrl(child, 'fileconv serve');
+  await waitReady(url);
   return { url, pid: child.pid!, stop: stopper(child) };
 }
 
@@ -136,6 +162,15 @@ export async function startBare(source: string, args: string[] = []): Promise<Ch
 export function procMemory(pid: number, field: 'VmRSS' | 'VmHWM'): number {
   const m = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
   return m ? Number(m[1]) * 1024 : 0;
+}
+
+/** CPU time (user + system, all threads) a process has used so far, in seconds. */
+export function procCpuSeconds(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  // The command name in parentheses may hold spaces; fields are counted after its closing one.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  // utime and stime are fields 14 and 15 of the line, in clock ticks (100 a second on Linux).
+  return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
 export interface StreamPart {

@@ -90,6 +90,8 @@ export async function runClaimedRequest(
   r: RequestRecord,
   signal: AbortSignal,
   onEvent?: (kind: string, message: string) => void,
+  /** Called once the engines are done, before the outputs are stored (the queue frees a slot). */
+  enginesDone?: () => void,
 ): Promise<RunOutcome> {
   const { store, blobs, scratch, engine } = deps;
   const event = (kind: string, message: string) => store.addEvent(r.id, { at: Date.now(), kind, message });
@@ -126,6 +128,9 @@ export async function runClaimedRequest(
         outDir: join(dir, 'out'),
         baseName: base,
         signal,
+        // Intake refused a file that is not its declared format (server/routes/intake.ts), on
+        // the same stored bytes.
+        declaredChecked: true,
         onProgress,
         onEvent: (e) => {
           onEvent?.(e.kind, e.message);
@@ -133,6 +138,7 @@ export async function runClaimedRequest(
         },
       }),
     );
+    enginesDone?.();
     const steps = result.plan.steps.length;
     onProgress({ percent: 99, stage: 'storing', step: steps, steps });
     const artifacts = await storeArtifacts(deps, r, result.files, dir, base);

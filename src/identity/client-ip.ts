@@ -37,8 +37,20 @@ export function anonymousIdentity(ip: string): string {
   return `ip:${new ipaddr.IPv6([...parts, 0, 0, 0, 0]).toString()}/64`;
 }
 
+/** Addresses already normalised: a busy server sees the same few peers on every request. */
+const normalized = new Map<string, string | undefined>();
+const NORMALIZED_MAX = 4096;
+
 /** Canonical text of an IP (unwrapping ::ffff:a.b.c.d), or undefined when `text` is none. */
 export function normalizeIp(text: string): string | undefined {
+  if (normalized.has(text)) return normalized.get(text);
+  const result = parseNormalized(text);
+  if (normalized.size >= NORMALIZED_MAX) normalized.clear();
+  normalized.set(text, result);
+  return result;
+}
+
+function parseNormalized(text: string): string | undefined {
   const trimmed = text.trim();
   if (!ipaddr.isValid(trimmed)) return undefined;
   // isValid accepts legacy spellings like "127.1"; forwarded headers only carry dotted quads.

@@ -89,7 +89,7 @@ export async function executePlan(
   const inputStat = await stat(job.input).catch(() => undefined);
   if (!inputStat?.isFile()) throw new FileconvError('FILE_NOT_FOUND');
   // Before any engine runs: a file that is not the kind of thing its declared format is never parsed.
-  await checkDeclaredFormat(job.input, plan.from);
+  if (!job.declaredChecked) await checkDeclaredFormat(job.input, plan.from);
 
   const emit = (kind: string, message: string) => job.onEvent?.({ kind, message } satisfies RunEvent);
   const report = progressReporter(job, plan.steps.length);

@@ -55,6 +55,11 @@ export interface ConversionJob {
   signal?: AbortSignal;
   onProgress?: (progress: Progress) => void;
   onEvent?: (event: RunEvent) => void;
+  /**
+   * The caller has already refused a file that is not the kind of thing its declared format is
+   * (the server does at intake, on the same stored bytes), so the runner does not detect it again.
+   */
+  declaredChecked?: boolean;
 }
 
 export interface ConversionOutputFile {

@@ -31,6 +31,13 @@ export interface QueueDeps extends RunRequestDeps {
  */
 export class ConversionQueue {
   private readonly running = new Map<string, { controller: AbortController; done: Promise<void> }>();
+  /**
+   * Conversions holding one of the `concurrency` slots: from their claim until their engines are
+   * done. Storing the outputs and finishing the request (digests, blob moves, records, observers)
+   * happens after the slot is given back, so the next conversion's engines start meanwhile; at most
+   * another `concurrency` conversions may be finishing at once.
+   */
+  private converting = 0;
   private accepting = true;
   /** One claiming loop at a time; a pump asked for while it runs makes it look again. */
   private pumping = false;
@@ -112,7 +119,8 @@ export class ConversionQueue {
   }
 
   private async claimWhileFree(): Promise<void> {
-    while (this.accepting && this.running.size < this.deps.concurrency) {
+    const { concurrency } = this.deps;
+    while (this.accepting && this.converting < concurrency && this.running.size < 2 * concurrency) {
       const next = await this.deps.store.claimNextQueued(Date.now());
       if (!next) return;
       if (!this.accepting) {
@@ -121,8 +129,17 @@ export class ConversionQueue {
         return;
       }
       const controller = new AbortController();
-      const done = this.run(next, controller.signal).finally(() => {
+      this.converting++;
+      let holding = true;
+      const giveBackSlot = () => {
+        if (!holding) return;
+        holding = false;
+        this.converting--;
+        this.pump();
+      };
+      const done = this.run(next, controller.signal, giveBackSlot).finally(() => {
         this.running.delete(next.id);
+        giveBackSlot();
         this.pump();
       });
       this.running.set(next.id, { controller, done });
@@ -150,11 +167,17 @@ export class ConversionQueue {
     }
   }
 
-  private async run(r: RequestRecord, signal: AbortSignal): Promise<void> {
+  private async run(r: RequestRecord, signal: AbortSignal, giveBackSlot: () => void): Promise<void> {
     const trace = new ConversionTrace();
     let outcome: RunOutcome;
     try {
-      outcome = await runClaimedRequest(this.deps, r, signal, (kind, message) => trace.event(kind, message));
+      outcome = await runClaimedRequest(
+        this.deps,
+        r,
+        signal,
+        (kind, message) => trace.event(kind, message),
+        giveBackSlot,
+      );
     } catch (e) {
       this.deps.log(`conversion ${r.id} could not be stored: ${(e as Error).message}`);
       return;

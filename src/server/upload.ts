@@ -8,6 +8,12 @@ import { type UploadPace, watchUploadPace } from './upload-pace.js';
 /** Room for multipart boundaries, part headers and the meta part on top of the file itself. */
 export const MULTIPART_OVERHEAD = 64 * 1024;
 const MAX_FIELD_BYTES = 64 * 1024;
+/**
+ * Buffering between the socket, the multipart parser and the file on disk. Node's 16 KiB default
+ * paused and resumed the parser for every socket read; 1 MiB lets disk writes take several reads at
+ * once, and memory stays bounded by it per upload.
+ */
+const UPLOAD_BUFFER_BYTES = 1024 * 1024;
 
 export interface UploadedFile {
   key: string;
@@ -103,6 +109,8 @@ export function receiveUpload(
     try {
       parser = busboy({
         headers: incoming.headers,
+        highWaterMark: UPLOAD_BUFFER_BYTES,
+        fileHwm: UPLOAD_BUFFER_BYTES,
         limits: {
           files: 2,
           fields: 8,
@@ -126,7 +134,9 @@ export function receiveUpload(
       parser.removeAllListeners();
       parser.on('error', () => {});
       drainRequest(incoming, drainMs);
-      const cleanup = writer ? writer.abort() : Promise.resolve();
+      // A writer still being created removes its own file once it sees the refusal (below): wait
+      // for that too, since a fast parser can reach a limit before the blob file exists.
+      const cleanup = writer ? writer.abort() : (fileDone ?? Promise.resolve());
       fileDone?.catch(() => {});
       cleanup.then(
         () => reject(error),

@@ -26,7 +26,8 @@ export class DiskBlobStore implements BlobStore {
     const final = this.path(key);
     const partial = `${final}.part`;
     await mkdir(dirname(final), { recursive: true });
-    const stream = createWriteStream(partial, { flags: 'w', mode: 0o600 });
+    // A large buffer lets a fast upload reach the disk in few large writes (see server/upload.ts).
+    const stream = createWriteStream(partial, { flags: 'w', mode: 0o600, highWaterMark: 1024 * 1024 });
     return {
       stream,
       commit: () => rename(partial, final),

@@ -34,6 +34,9 @@ describe('retention', () => {
     expect(blobFiles(server.dataDir).filter((f) => f.includes('/inputs/'))).toEqual([]);
 
     const later = Date.parse(done.artifacts[0].expires_at) + 1;
+    // The server's sweeper runs on the real clock, and a finished request's answer is kept until
+    // its artifacts' expiry (finished-answers.ts): let that moment pass, as it would in service.
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, later - Date.now())));
     const { store, blobs } = server.context;
     const [first, second] = await Promise.all([
       sweepExpired(store, blobs, later),

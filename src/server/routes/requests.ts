@@ -1,6 +1,7 @@
 import type { Hono } from 'hono';
 import { FileconvError } from '../../errors/index.js';
 import type { AppEnv, ServerContext } from '../context.js';
+import { FinishedAnswers } from '../finished-answers.js';
 import { encodeOpaque, isRequestId, OWNER_TOKEN, sha256Hex } from '../tokens.js';
 import { baseUrl, recentView, requestView, timelineText, timelineView } from '../views.js';
 import { awaitEnd, MAX_READ_WAIT_SECONDS, waitMs } from '../wait.js';
@@ -9,6 +10,7 @@ import { awaitEnd, MAX_READ_WAIT_SECONDS, waitMs } from '../wait.js';
 export const LINK_TTL_SECONDS = 3600;
 const RECENT_DEFAULT = 20;
 const RECENT_MAX = 100;
+const JSON_NO_STORE = { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' } as const;
 
 export function registerRequestRoutes(app: Hono<AppEnv>, ctx: ServerContext): void {
   const { store } = ctx;
@@ -41,13 +43,21 @@ export function registerRequestRoutes(app: Hono<AppEnv>, ctx: ServerContext): vo
 
   // With ?wait=N the answer is held until the request is no longer running (succeeded or failed)
   // or N seconds pass; the queue's change signal wakes it, and the store is read again to answer.
+  // A finished request's answer is kept rendered (see finished-answers.ts): polls of ended
+  // conversions are most of the traffic, and they skip the store and the JSON.
+  const answers = new FinishedAnswers();
   app.get('/api/public/requests/:id', async (c) => {
     const id = c.req.param('id');
     const wait = waitMs(c.req.query('wait'), MAX_READ_WAIT_SECONDS);
+    const base = baseUrl(c, ctx.config);
+    const kept = answers.get(id, base);
+    if (kept) return c.body(kept, 200, JSON_NO_STORE);
     let r = await load(id);
     if (r.status === 'running') r = (await awaitEnd(ctx, id, wait, c.req.raw.signal)) ?? r;
-    c.header('Cache-Control', 'no-store');
-    return c.json(requestView(r, await store.artifacts(r.id), baseUrl(c, ctx.config)));
+    const artifacts = await store.artifacts(r.id);
+    const body = Buffer.from(JSON.stringify(requestView(r, artifacts, base)));
+    answers.keep(r, artifacts, base, body);
+    return c.body(body, 200, JSON_NO_STORE);
   });
 
   app.get('/api/public/requests/:id/artifacts/:name', async (c) => {
