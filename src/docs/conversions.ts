@@ -18,11 +18,13 @@ function specText(name: OptionName): string {
   const json = z.toJSONSchema(OPTION_SPECS[name].schema, { io: 'output' }) as {
     type?: string;
     enum?: unknown[];
+    anyOf?: { const?: unknown }[];
     minimum?: number;
     maximum?: number;
     examples?: unknown[];
   };
-  if (json.enum) return json.enum.map((v) => `\`${v}\``).join(', ');
+  const values = json.enum ?? json.anyOf?.map((a) => a.const);
+  if (values) return values.map((v) => `\`${v}\``).join(', ');
   if (json.type === 'boolean') return '`true` or `false`';
   if (json.type === 'integer' || json.type === 'number')
     return `${json.type} ${json.minimum} to ${json.maximum}`;

@@ -87,7 +87,10 @@ export const OPTION_SPECS = {
   sample_rate: option(
     z.preprocess(
       numberFromText,
-      z.literal(SAMPLE_RATES, { error: `must be one of ${SAMPLE_RATES.join(', ')}` }),
+      z.union(
+        SAMPLE_RATES.map((rate) => z.literal(rate)),
+        { error: `must be one of ${SAMPLE_RATES.join(', ')}` },
+      ),
     ),
     'audio sample rate in Hz',
     MEDIA,

@@ -52,30 +52,32 @@ const text = (description: string, example: string) =>
   z.string({ error: 'must be a string' }).optional().meta({ description, example });
 
 /**
- * The convert `meta` part. Options are checked here only as an object: which options apply
- * depends on the conversion's families, known once the conversion is found (`validateOptions`).
+ * The fields of the convert `meta` part. Options are checked here only as an object: which
+ * options apply depends on the conversion's families, known once the conversion is found
+ * (`validateOptions`, with `conversionOptionsSchema`, which the OpenAPI document shows here).
  */
-export const convertMetaSchema = z
-  .strictObject(
-    {
-      conversion: text('Conversion key <from>-<to> from the catalog; required for uploads.', 'docx-pdf'),
-      source_url: text(
-        'Public http(s) URL to fetch instead of a file part.',
-        'https://example.com/report.docx',
-      ),
-      to: text('Target format id; with source_url, instead of conversion.', 'pdf'),
-      options: z.record(z.string(), z.unknown(), { error: 'must be an object' }).optional(),
-      webhook: webhookSchema.optional(),
-    },
-    { error: 'must be a JSON object' },
-  )
-  .transform((m) => ({
-    conversion: m.conversion,
-    sourceUrl: m.source_url,
-    to: m.to,
-    options: m.options,
-    webhook: m.webhook,
-  }));
+export const convertMetaFields = z.strictObject(
+  {
+    conversion: text('Conversion key <from>-<to> from the catalog; required for uploads.', 'docx-pdf'),
+    source_url: text(
+      'Public http(s) URL to fetch instead of a file part.',
+      'https://example.com/report.docx',
+    ),
+    to: text('Target format id; with source_url, instead of conversion.', 'pdf'),
+    options: z.record(z.string(), z.unknown(), { error: 'must be an object' }).optional(),
+    webhook: webhookSchema.optional(),
+  },
+  { error: 'must be a JSON object' },
+);
+
+/** The convert meta part: its fields, renamed to the server's camelCase. */
+export const convertMetaSchema = convertMetaFields.transform((m) => ({
+  conversion: m.conversion,
+  sourceUrl: m.source_url,
+  to: m.to,
+  options: m.options,
+  webhook: m.webhook,
+}));
 
 /** The convert meta part, validated. */
 export type ConvertMeta = z.output<typeof convertMetaSchema>;

@@ -15,10 +15,10 @@ const kind = z.enum(['detect', 'convert']);
 export const errorCodeSchema = z.enum(Object.keys(ERROR_CODES) as [ErrorCode, ...ErrorCode[]]);
 
 /** Every error: `{"error": {"code", "message"}}`, plus `reset_at` on 429, `detail` on a failed artifact. */
-export function errorBodySchema(codes: readonly ErrorCode[]) {
-  return z.object({
+const errorBody = z
+  .object({
     error: z.looseObject({
-      code: z.enum(codes as [ErrorCode, ...ErrorCode[]]),
+      code: errorCodeSchema,
       message: z.string(),
       reset_at: isoTime.optional().meta({ description: 'When the limit or quota resets (429).' }),
       detail: z
@@ -26,7 +26,15 @@ export function errorBodySchema(codes: readonly ErrorCode[]) {
         .optional()
         .meta({ description: "The failed request's error.code (502 on an artifact)." }),
     }),
-  });
+  })
+  .meta({ id: 'Error' });
+
+/** The error body of one status, with the codes that status may carry. */
+export function errorBodySchema(codes: readonly ErrorCode[]) {
+  return z.intersection(
+    errorBody,
+    z.object({ error: z.object({ code: z.enum(codes as [ErrorCode, ...ErrorCode[]]) }) }),
+  );
 }
 
 export const detectReportSchema = z
