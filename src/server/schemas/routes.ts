@@ -220,8 +220,8 @@ export const API_ROUTES = [
       query: signedLinkQuerySchema,
     },
     responses: {
-      200: body('application/octet-stream', "The file, with the artifact's own Content-Type.", 'binary'),
-      206: body('application/octet-stream', 'The requested byte range.', 'binary'),
+      200: body('*/*', "The file, with the artifact's own Content-Type.", 'binary'),
+      206: body('*/*', 'The requested byte range.', 'binary'),
       416: json(errorBodySchema(['INVALID_REQUEST']), 'The range is outside the file.'),
       ...errors('INVALID_SIGNATURE', 'LINK_EXPIRED', 'ARTIFACT_NOT_FOUND', 'ARTIFACT_EXPIRED'),
     },
