@@ -1,5 +1,6 @@
 import { cpus } from 'node:os';
 import { resolve } from 'node:path';
+import { z } from 'zod';
 import { FileconvError } from '../errors/index.js';
 import type { UploadPace } from './upload-pace.js';
 
@@ -94,15 +95,50 @@ export const ENV_NAMES: Record<keyof RawServeOptions, string> = {
   idleTimeout: 'FILECONV_IDLE_TIMEOUT',
 };
 
-function invalid(message: string): FileconvError {
-  return new FileconvError('INVALID_REQUEST', message);
+/** The flag of each option, which error messages name (the environment variable says the same). */
+const FLAGS: Record<keyof RawServeOptions, string> = {
+  host: '--host',
+  port: '--port',
+  dataDir: '--data-dir',
+  publicUrl: '--public-url',
+  concurrency: '--concurrency',
+  maxUpload: '--max-upload',
+  retention: '--retention',
+  maxQueued: '--max-queued',
+  shutdownGrace: '--shutdown-grace',
+  trustProxy: '--trust-proxy',
+  rateLimit: '--rate-limit',
+  quotaAnon: '--quota-anon',
+  quotaKey: '--quota-key',
+  uploadTimeout: '--upload-timeout',
+  uploadMinRate: '--upload-min-rate',
+  idleTimeout: '--idle-timeout',
+};
+
+/** A whole number from min to max, written as text. */
+function wholeNumber(min: number, max: number) {
+  return z
+    .string()
+    .regex(/^\s*\d+\s*$/, { error: (iss) => `must be a whole number, got "${iss.input}"` })
+    .transform(Number)
+    .pipe(
+      z
+        .number()
+        .min(min, { error: (iss) => `must be between ${min} and ${max}, got ${iss.input}` })
+        .max(max, { error: (iss) => `must be between ${min} and ${max}, got ${iss.input}` }),
+    );
 }
 
-function integer(name: string, value: string, min: number, max: number): number {
-  if (!/^\d+$/.test(value.trim())) throw invalid(`${name} must be a whole number, got "${value}".`);
-  const n = Number(value);
-  if (n < min || n > max) throw invalid(`${name} must be between ${min} and ${max}, got ${n}.`);
-  return n;
+/** A text value read by `read`, which returns the value or, for a bad one, the problem. */
+function readText<T>(read: (value: string) => T | { problem: string }) {
+  return z.string().transform((value, ctx) => {
+    const out = read(value);
+    if (typeof out === 'object' && out !== null && 'problem' in out) {
+      ctx.addIssue({ code: 'custom', message: out.problem, input: value });
+      return z.NEVER;
+    }
+    return out as T;
+  });
 }
 
 const SIZE_UNITS: Record<string, number> = {
@@ -119,16 +155,15 @@ const SIZE_UNITS: Record<string, number> = {
   gib: 1024 ** 3,
 };
 
-/** Parses a byte size such as `209715200`, `200MiB`, `512k` (binary units). */
-export function parseSize(name: string, value: string): number {
+/** A byte size such as `209715200`, `200MiB`, `512k` (binary units). */
+const size = readText((value) => {
   const m = /^\s*(\d+(?:\.\d+)?)\s*([a-z]*)\s*$/i.exec(value);
   const unit = m ? SIZE_UNITS[m[2]!.toLowerCase()] : undefined;
   if (!m || unit === undefined)
-    throw invalid(`${name} must be a size like 209715200, 200MiB or 512k, got "${value}".`);
+    return { problem: `must be a size like 209715200, 200MiB or 512k, got "${value}"` };
   const bytes = Math.floor(Number(m[1]) * unit);
-  if (bytes < 1) throw invalid(`${name} must be at least 1 byte.`);
-  return bytes;
-}
+  return bytes < 1 ? { problem: 'must be at least 1 byte' } : bytes;
+});
 
 const DURATION_UNITS: Record<string, number> = {
   ms: 1,
@@ -139,51 +174,88 @@ const DURATION_UNITS: Record<string, number> = {
   d: 86_400_000,
 };
 
-/** Parses a duration such as `24h`, `90m`, `3600` (seconds), `500ms`. */
-export function parseDuration(name: string, value: string): number {
+/** A duration such as `24h`, `90m`, `3600` (seconds), `500ms`, in ms. */
+const duration = readText((value) => {
   const m = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h|d|)\s*$/i.exec(value);
-  if (!m) throw invalid(`${name} must be a duration like 24h, 90m, 3600s or 500ms, got "${value}".`);
+  if (!m) return { problem: `must be a duration like 24h, 90m, 3600s or 500ms, got "${value}"` };
   const ms = Math.floor(Number(m[1]) * DURATION_UNITS[m[2]!.toLowerCase()]!);
-  if (ms < 1) throw invalid(`${name} must be longer than 0.`);
-  return ms;
-}
+  return ms < 1 ? { problem: 'must be longer than 0' } : ms;
+});
 
-function publicUrl(value: string): string {
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    throw invalid(`--public-url must be an absolute http(s) URL, got "${value}".`);
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:')
-    throw invalid('--public-url must use http or https.');
+const publicUrl = readText((value) => {
+  const url = URL.canParse(value) ? new URL(value) : undefined;
+  if (!url) return { problem: `must be an absolute http(s) URL, got "${value}"` };
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return { problem: 'must use http or https' };
   return url.href.replace(/\/+$/, '');
-}
+});
 
-function boolean(name: string, value: string): boolean {
+const flag = readText((value) => {
   const v = value.trim().toLowerCase();
   if (['1', 'true', 'yes', 'on'].includes(v)) return true;
   if (['0', 'false', 'no', 'off'].includes(v)) return false;
-  throw invalid(`${name} must be true or false, got "${value}".`);
+  return { problem: `must be true or false, got "${value}"` };
+});
+
+const quotaCount = wholeNumber(0, 1_000_000_000);
+
+/**
+ * `conversions=20,voice=3,file_checks=30`; names left out keep their default, so `voice=0` alone
+ * only turns voice off.
+ */
+function quotas(defaults: DailyQuotas) {
+  return readText((value): DailyQuotas | { problem: string } => {
+    const out = { ...defaults };
+    for (const item of value.split(',')) {
+      if (item.trim() === '') continue;
+      const m = /^\s*([a-z_-]+)\s*=\s*(\S+)\s*$/i.exec(item);
+      const key = m?.[1]?.toLowerCase().replace(/-/g, '_');
+      if (!m || !key || !(key in out))
+        return {
+          problem: `must look like "conversions=20,voice=3,file_checks=30", got "${value.slice(0, 80)}"`,
+        };
+      const count = quotaCount.safeParse(m[2]!);
+      if (!count.success) return { problem: `${key} ${count.error.issues[0]!.message}` };
+      out[key as keyof DailyQuotas] = count.data;
+    }
+    return out;
+  });
 }
 
 /**
- * Parses `conversions=20,voice=3,file_checks=30`; names left out keep their default, so
- * `voice=0` alone only turns voice off.
+ * The options as flags and environment variables give them (text; a bare flag's true as "true"),
+ * each read into its typed value; an option left unset stays undefined.
  */
+const rawServeSchema = z.object({
+  host: z.string().optional(),
+  port: wholeNumber(0, 65535).optional(),
+  dataDir: z.string().optional(),
+  publicUrl: publicUrl.optional(),
+  concurrency: wholeNumber(1, 256).optional(),
+  maxUpload: size.optional(),
+  retention: duration.optional(),
+  maxQueued: wholeNumber(1, 1_000_000).optional(),
+  shutdownGrace: duration.optional(),
+  trustProxy: flag.optional(),
+  rateLimit: wholeNumber(0, 1_000_000).optional(),
+  quotaAnon: quotas(DEFAULT_QUOTAS.anonymous).optional(),
+  quotaKey: quotas(DEFAULT_QUOTAS.key).optional(),
+  uploadTimeout: duration.optional(),
+  uploadMinRate: size.optional(),
+  idleTimeout: duration.optional(),
+});
+
+/** Checks `value` against `schema`; a failure names the flag, like `--port must be between 0 and 65535, got 70000.` */
+function parseOption<S extends z.ZodType>(schema: S, value: unknown, name: string): z.output<S> {
+  const parsed = schema.safeParse(value);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0]!;
+  const where = issue.path.length > 0 ? FLAGS[issue.path[0] as keyof RawServeOptions] : name;
+  throw new FileconvError('INVALID_REQUEST', `${where} ${issue.message}.`);
+}
+
+/** Reads quotas like `conversions=20,voice=3`, over `defaults`. */
 export function parseQuotas(name: string, value: string, defaults: DailyQuotas): DailyQuotas {
-  const quotas = { ...defaults };
-  for (const item of value.split(',')) {
-    if (item.trim() === '') continue;
-    const m = /^\s*([a-z_-]+)\s*=\s*(\S+)\s*$/i.exec(item);
-    const key = m?.[1]?.toLowerCase().replace(/-/g, '_');
-    if (!m || !key || !(key in quotas))
-      throw invalid(
-        `${name} must look like "conversions=20,voice=3,file_checks=30", got "${value.slice(0, 80)}".`,
-      );
-    quotas[key as keyof DailyQuotas] = integer(`${name} ${key}`, m[2]!, 0, 1_000_000_000);
-  }
-  return quotas;
+  return parseOption(quotas(defaults), value, name);
 }
 
 /** Flags win over environment variables, which win over defaults. */
@@ -191,62 +263,34 @@ export function resolveServeConfig(
   flags: RawServeOptions,
   env: NodeJS.ProcessEnv = process.env,
 ): ServeConfig {
-  const pick = (k: keyof RawServeOptions): string | undefined => {
-    const v = flags[k] ?? env[ENV_NAMES[k]];
-    return v === undefined || v === '' ? undefined : String(v);
-  };
-  const host = pick('host') ?? '127.0.0.1';
-  const port = pick('port');
-  const dataDir = pick('dataDir') ?? './fileconv-data';
-  const concurrency = pick('concurrency');
-  const maxUpload = pick('maxUpload');
-  const retention = pick('retention');
-  const maxQueued = pick('maxQueued');
-  const grace = pick('shutdownGrace');
-  const url = pick('publicUrl');
-  const trustProxy = pick('trustProxy');
-  const rateLimit = pick('rateLimit');
-  const quotaAnon = pick('quotaAnon');
-  const quotaKey = pick('quotaKey');
-  const uploadTimeout = pick('uploadTimeout');
-  const uploadMinRate = pick('uploadMinRate');
-  const idleTimeout = pick('idleTimeout');
+  const given = Object.fromEntries(
+    (Object.keys(ENV_NAMES) as (keyof RawServeOptions)[]).flatMap((k) => {
+      const v = flags[k] ?? env[ENV_NAMES[k]];
+      return v === undefined || v === '' ? [] : [[k, String(v)]];
+    }),
+  );
+  const o = parseOption(rawServeSchema, given, 'configuration');
   return {
-    host,
-    port: port === undefined ? 8080 : integer('--port', port, 0, 65535),
-    dataDir: resolve(dataDir),
-    publicUrl: url === undefined ? undefined : publicUrl(url),
-    concurrency:
-      concurrency === undefined ? Math.max(1, cpus().length) : integer('--concurrency', concurrency, 1, 256),
-    maxUpload: maxUpload === undefined ? DEFAULT_MAX_UPLOAD : parseSize('--max-upload', maxUpload),
-    retentionMs: retention === undefined ? 24 * 3_600_000 : parseDuration('--retention', retention),
-    maxQueued: maxQueued === undefined ? 100 : integer('--max-queued', maxQueued, 1, 1_000_000),
-    shutdownGraceMs: grace === undefined ? 30_000 : parseDuration('--shutdown-grace', grace),
+    host: o.host ?? '127.0.0.1',
+    port: o.port ?? 8080,
+    dataDir: resolve(o.dataDir ?? './fileconv-data'),
+    publicUrl: o.publicUrl,
+    concurrency: o.concurrency ?? Math.max(1, cpus().length),
+    maxUpload: o.maxUpload ?? DEFAULT_MAX_UPLOAD,
+    retentionMs: o.retention ?? 24 * 3_600_000,
+    maxQueued: o.maxQueued ?? 100,
+    shutdownGraceMs: o.shutdownGrace ?? 30_000,
     sweepIntervalMs: 60_000,
-    trustProxy: trustProxy === undefined ? false : boolean('--trust-proxy', trustProxy),
-    rateLimit:
-      rateLimit === undefined ? DEFAULT_RATE_LIMIT : integer('--rate-limit', rateLimit, 0, 1_000_000),
+    trustProxy: o.trustProxy ?? false,
+    rateLimit: o.rateLimit ?? DEFAULT_RATE_LIMIT,
     quotas: {
-      anonymous:
-        quotaAnon === undefined
-          ? { ...DEFAULT_QUOTAS.anonymous }
-          : parseQuotas('--quota-anon', quotaAnon, DEFAULT_QUOTAS.anonymous),
-      key:
-        quotaKey === undefined
-          ? { ...DEFAULT_QUOTAS.key }
-          : parseQuotas('--quota-key', quotaKey, DEFAULT_QUOTAS.key),
+      anonymous: o.quotaAnon ?? { ...DEFAULT_QUOTAS.anonymous },
+      key: o.quotaKey ?? { ...DEFAULT_QUOTAS.key },
     },
     uploadPace: {
-      timeoutMs:
-        uploadTimeout === undefined
-          ? DEFAULT_UPLOAD_PACE.timeoutMs
-          : parseDuration('--upload-timeout', uploadTimeout),
-      minRate:
-        uploadMinRate === undefined
-          ? DEFAULT_UPLOAD_PACE.minRate
-          : parseSize('--upload-min-rate', uploadMinRate),
+      timeoutMs: o.uploadTimeout ?? DEFAULT_UPLOAD_PACE.timeoutMs,
+      minRate: o.uploadMinRate ?? DEFAULT_UPLOAD_PACE.minRate,
     },
-    idleTimeoutMs:
-      idleTimeout === undefined ? DEFAULT_IDLE_TIMEOUT_MS : parseDuration('--idle-timeout', idleTimeout),
+    idleTimeoutMs: o.idleTimeout ?? DEFAULT_IDLE_TIMEOUT_MS,
   };
 }
