@@ -1,4 +1,3 @@
-import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { closeEngines, type EngineStatus, probeEngines, resetEngineCache } from '../engine/registry.js';
 import { FONT_PACKAGE_NAMES } from '../fonts/catalog.js';
@@ -76,8 +75,7 @@ async function printEngines(engines: EngineStatus[]): Promise<void> {
   if (sandbox.enabled) console.log(`engine confinement: ${describeConfinement()}`);
   for (const note of [...sandbox.notes, ...(sandbox.enabled ? engineConfinement().notes : [])])
     console.log(`        ${note}`);
-  const dataDir = resolve(process.env.FILECONV_DATA_DIR || './fileconv-data');
-  console.log(`webhook secret: ${await webhookSecretStatus(dataDir)}`);
+  console.log(`webhook secret: ${webhookSecretStatus()}`);
 }
 
 function printFonts(report: FontReport): void {

@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { generateApiKey, hashSecret, keyPrefix } from '../identity/keys.js';
-import { DATABASE_FILE, openDatabase } from '../store/sqlite.js';
-import { SqliteKeyStore } from '../store/sqlite-identity.js';
-import type { ApiKeyRecord } from '../store/types.js';
+import { webhookSecret } from '../server/secrets.js';
+import { openDataDirRecords } from '../store/sqlite-records.js';
+import type { ApiKeyRecord, KeyStore, Records } from '../store/types.js';
 
 const DATA_DIR_HELP = 'data directory of the server (FILECONV_DATA_DIR, default ./fileconv-data)';
 
@@ -16,16 +16,22 @@ function dataDirOf(flag: string | undefined): string {
 }
 
 /** Runs `work` on the key store of the data directory, closing the database after. */
-function withKeys<T>(dataDir: string | undefined, work: (keys: SqliteKeyStore) => T): T {
+async function withRecords<T>(
+  dataDir: string | undefined,
+  work: (records: Records) => Promise<T>,
+): Promise<T> {
   const dir = dataDirOf(dataDir);
   mkdirSync(dir, { recursive: true });
-  const db = openDatabase(join(dir, DATABASE_FILE));
+  const records = openDataDirRecords(dir);
   try {
-    return work(new SqliteKeyStore(db));
+    return await work(records);
   } finally {
-    db.close();
+    await records.close();
   }
 }
+
+const withKeys = <T>(dataDir: string | undefined, work: (keys: KeyStore) => Promise<T>): Promise<T> =>
+  withRecords(dataDir, (records) => work(records.keys));
 
 const iso = (ms: number | undefined) => (ms === undefined ? null : new Date(ms).toISOString());
 
@@ -75,7 +81,7 @@ export function register(program: Command): void {
     .option('--label <label>', 'a note to tell keys apart, like who it is for')
     .option('--json', 'print {"id", "key", "label", "created_at"}')
     .option('--data-dir <dir>', DATA_DIR_HELP)
-    .action((opts: { label?: string; json?: boolean; dataDir?: string }) => {
+    .action(async (opts: { label?: string; json?: boolean; dataDir?: string }) => {
       const key = generateApiKey();
       const record = {
         id: `key_${randomBytes(9).toString('base64url')}`,
@@ -84,7 +90,7 @@ export function register(program: Command): void {
         label: opts.label,
         createdAt: Date.now(),
       };
-      withKeys(opts.dataDir, (store) => store.createKey(record));
+      await withKeys(opts.dataDir, (store) => store.createKey(record));
       if (opts.json) {
         console.log(
           JSON.stringify({
@@ -107,8 +113,8 @@ export function register(program: Command): void {
     .description('List API keys: id, label, prefix, created, last used, revoked.')
     .option('--json', 'print a JSON array')
     .option('--data-dir <dir>', DATA_DIR_HELP)
-    .action((opts: { json?: boolean; dataDir?: string }) => {
-      const all = withKeys(opts.dataDir, (store) => store.listKeys());
+    .action(async (opts: { json?: boolean; dataDir?: string }) => {
+      const all = await withKeys(opts.dataDir, (store) => store.listKeys());
       if (opts.json) console.log(JSON.stringify(all.map(keyJson), null, 2));
       else printTable(all);
     });
@@ -118,13 +124,25 @@ export function register(program: Command): void {
     .description('Revoke an API key; a running server refuses it from its next request on.')
     .argument('<id>', 'the key id from `fileconv keys list`')
     .option('--data-dir <dir>', DATA_DIR_HELP)
-    .action((id: string, opts: { dataDir?: string }) => {
-      const found = withKeys(opts.dataDir, (store) => store.revokeKey(id, Date.now()));
+    .action(async (id: string, opts: { dataDir?: string }) => {
+      const found = await withKeys(opts.dataDir, (store) => store.revokeKey(id, Date.now()));
       if (!found) {
         console.error(`fileconv keys revoke: no key with id "${id}"; see \`fileconv keys list\`.`);
         process.exitCode = 1;
         return;
       }
       console.log(`Revoked ${id}.`);
+    });
+
+  keys
+    .command('webhook-secret')
+    .description(
+      'Print the secret webhook receivers verify X-Fileconv-Signature with (shared by all nodes; FILECONV_WEBHOOK_SECRET overrides it).',
+    )
+    .option('--data-dir <dir>', DATA_DIR_HELP)
+    .action(async (opts: { dataDir?: string }) => {
+      console.log(
+        await withRecords(opts.dataDir, (records) => webhookSecret(records.secrets, dataDirOf(opts.dataDir))),
+      );
     });
 }

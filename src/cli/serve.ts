@@ -57,6 +57,10 @@ export function register(program: Command): void {
       '--idle-timeout <duration>',
       `close a connection idle in both directions this long (${ENV_NAMES.idleTimeout}, default 120s)`,
     )
+    .option(
+      '--downloads <mode>',
+      `signed: this server streams results; presigned: its links redirect to S3 presigned URLs (${ENV_NAMES.downloads}, default signed)`,
+    )
     .option('--log-format <format>', 'json or pretty (default: pretty on a terminal, else json)')
     .option('--log-level <level>', `${LOG_LEVELS.join(', ')} (default info)`)
     .action(async (all: RawServeOptions & { logFormat?: string; logLevel?: string }) => {

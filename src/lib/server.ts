@@ -84,7 +84,7 @@ export async function createApp(options: ServiceOptions): Promise<FileconvApp> {
     fetch: (request, ...rest) => service.app.fetch(request, ...rest),
     async close() {
       await service.drain();
-      service.close();
+      await service.close();
       await closeEngines();
     },
   };

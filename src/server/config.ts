@@ -33,7 +33,15 @@ export interface ServeConfig {
   uploadPace: UploadPace;
   /** A connection that neither sends nor takes a byte for this long is closed, in ms. */
   idleTimeoutMs: number;
+  /**
+   * How signed download links deliver a file: streamed by this server (`signed`), or redirected to
+   * the blob store's own presigned URL (`presigned`, S3 only).
+   */
+  downloads: DownloadMode;
 }
+
+export const DOWNLOAD_MODES = ['signed', 'presigned'] as const;
+export type DownloadMode = (typeof DOWNLOAD_MODES)[number];
 
 /** Units per UTC day of each metered operation. */
 export interface DailyQuotas {
@@ -67,6 +75,7 @@ export interface RawServeOptions {
   uploadTimeout?: string;
   uploadMinRate?: string;
   idleTimeout?: string;
+  downloads?: string;
 }
 
 export const DEFAULT_MAX_UPLOAD = 200 * 1024 * 1024;
@@ -93,6 +102,7 @@ export const ENV_NAMES: Record<keyof RawServeOptions, string> = {
   uploadTimeout: 'FILECONV_UPLOAD_TIMEOUT',
   uploadMinRate: 'FILECONV_UPLOAD_MIN_RATE',
   idleTimeout: 'FILECONV_IDLE_TIMEOUT',
+  downloads: 'FILECONV_DOWNLOADS',
 };
 
 /** The flag of each option, which error messages name (the environment variable says the same). */
@@ -113,6 +123,7 @@ const FLAGS: Record<keyof RawServeOptions, string> = {
   uploadTimeout: '--upload-timeout',
   uploadMinRate: '--upload-min-rate',
   idleTimeout: '--idle-timeout',
+  downloads: '--downloads',
 };
 
 /** A whole number from min to max, written as text. */
@@ -196,6 +207,13 @@ const flag = readText((value) => {
   return { problem: `must be true or false, got "${value}"` };
 });
 
+const downloadMode = readText(
+  (value) =>
+    DOWNLOAD_MODES.find((m) => m === value.trim().toLowerCase()) ?? {
+      problem: `must be ${DOWNLOAD_MODES.join(' or ')}, got "${value}"`,
+    },
+);
+
 const quotaCount = wholeNumber(0, 1_000_000_000);
 
 /**
@@ -242,6 +260,7 @@ const rawServeSchema = z.object({
   uploadTimeout: duration.optional(),
   uploadMinRate: size.optional(),
   idleTimeout: duration.optional(),
+  downloads: downloadMode.optional(),
 });
 
 /** Checks `value` against `schema`; a failure names the flag, like `--port must be between 0 and 65535, got 70000.` */
@@ -292,5 +311,6 @@ export function resolveServeConfig(
       minRate: o.uploadMinRate ?? DEFAULT_UPLOAD_PACE.minRate,
     },
     idleTimeoutMs: o.idleTimeout ?? DEFAULT_IDLE_TIMEOUT_MS,
+    downloads: o.downloads ?? 'signed',
   };
 }

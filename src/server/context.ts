@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import { anonymousIdentity } from '../identity/client-ip.js';
 import type { LimitState } from '../identity/headers.js';
 import type { QuotaKind } from '../identity/quota.js';
+import type { ScratchSpace } from '../run/scratch.js';
 import type { BlobStore, QuotaDraw, RequestStore } from '../store/types.js';
 import type { ServeConfig } from './config.js';
 import type { ServerEngine } from './engine.js';
@@ -35,13 +36,13 @@ export interface LimitDecision {
  */
 export interface WriteLimits {
   /** Counts one write of the caller's IP; undefined when the per-minute limit is off. */
-  admitWrite(identity: Identity): (LimitDecision & { retryAfterSeconds: number }) | undefined;
+  admitWrite(identity: Identity): Promise<(LimitDecision & { retryAfterSeconds: number }) | undefined>;
   /** Takes one unit of today's quota (check and count in one step). */
-  draw(identity: Identity, kind: QuotaKind): LimitDecision & { draw: QuotaDraw };
+  draw(identity: Identity, kind: QuotaKind): Promise<LimitDecision & { draw: QuotaDraw }>;
   /** Today's standing of one quota, taking nothing. */
-  standing(identity: Identity, kind: QuotaKind): LimitState;
+  standing(identity: Identity, kind: QuotaKind): Promise<LimitState>;
   /** Gives back the unit a failed conversion drew; `meteredAs` is the request's stored identity. */
-  refund(meteredAs: string, draw: QuotaDraw): boolean;
+  refund(meteredAs: string, draw: QuotaDraw): Promise<boolean>;
 }
 
 /** The string quotas are counted under (and requests are filed under): per key, or per client IP. */
@@ -62,6 +63,8 @@ export interface ServerContext {
   config: ServeConfig;
   store: RequestStore;
   blobs: BlobStore;
+  /** This node's scratch folders (URL fetches, conversion outputs, local copies of blobs). */
+  scratch: ScratchSpace;
   engine: ServerEngine;
   queue: ConversionQueue;
   signer: LinkSigner;

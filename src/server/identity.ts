@@ -22,10 +22,10 @@ export function keyIdentity(keys: KeyStore, trustProxy: boolean): IdentityResolv
     const ip = clientIp(socketAddress(c), c.req.raw.headers, trustProxy);
     const token = bearerToken(c.req.header('authorization'));
     if (token === undefined) return { kind: 'anonymous', ip };
-    const key = token ? keys.findByHash(hashSecret(token)) : undefined;
+    const key = token ? await keys.findByHash(hashSecret(token)) : undefined;
     if (!key || key.revokedAt !== undefined)
       throw new FileconvError('INVALID_API_KEY', messageFor('INVALID_API_KEY'));
-    keys.touchKey(key.id, Date.now());
+    await keys.touchKey(key.id, Date.now());
     return { kind: 'key', keyId: key.id, ip };
   };
 }

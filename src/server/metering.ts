@@ -2,30 +2,32 @@ import type { Context } from 'hono';
 import { FileconvError } from '../errors/index.js';
 import { type LimitState, limiterState, quotaState, rateLimitHeaders } from '../identity/headers.js';
 import type { QuotaKind } from '../identity/quota.js';
-import { SlidingWindowLimiter } from '../identity/ratelimit.js';
-import type { QuotaDraw, QuotaStore } from '../store/types.js';
+import { DEFAULT_WRITE_WINDOW_MS } from '../identity/ratelimit.js';
+import type { QuotaDraw, QuotaStore, WriteLimitStore } from '../store/types.js';
 import type { ServeConfig } from './config.js';
 import { type AppEnv, type Identity, type LimitDecision, meteredAs, type WriteLimits } from './context.js';
 
-/** Per-minute writes per client IP (in memory) and daily quotas per identity (in the database). */
+/** Per-minute writes per client IP and daily quotas per identity, both counted in the database. */
 export class Metering implements WriteLimits {
-  private readonly limiter: SlidingWindowLimiter | undefined;
-
   constructor(
     private readonly config: Pick<ServeConfig, 'rateLimit' | 'quotas'>,
     private readonly quotas: QuotaStore,
-  ) {
-    this.limiter = config.rateLimit > 0 ? new SlidingWindowLimiter({ limit: config.rateLimit }) : undefined;
-  }
+    private readonly writeLimits: WriteLimitStore,
+  ) {}
 
   private limitOf(identity: Identity, kind: QuotaKind): number {
     return (identity.kind === 'key' ? this.config.quotas.key : this.config.quotas.anonymous)[kind];
   }
 
-  admitWrite(identity: Identity) {
-    if (!this.limiter) return undefined;
+  async admitWrite(identity: Identity) {
+    if (this.config.rateLimit <= 0) return undefined;
     // The IP's metering string, so an IPv6 client cannot dodge the limit by rotating through its /64.
-    const result = this.limiter.consume(meteredAs({ kind: 'anonymous', ip: identity.ip }));
+    const result = await this.writeLimits.admit(
+      meteredAs({ kind: 'anonymous', ip: identity.ip }),
+      this.config.rateLimit,
+      DEFAULT_WRITE_WINDOW_MS,
+      Date.now(),
+    );
     return {
       allowed: result.allowed,
       state: limiterState('writes', result),
@@ -33,21 +35,17 @@ export class Metering implements WriteLimits {
     };
   }
 
-  draw(identity: Identity, kind: QuotaKind): LimitDecision & { draw: QuotaDraw } {
-    const result = this.quotas.consume(meteredAs(identity), kind, this.limitOf(identity, kind));
+  async draw(identity: Identity, kind: QuotaKind): Promise<LimitDecision & { draw: QuotaDraw }> {
+    const result = await this.quotas.consume(meteredAs(identity), kind, this.limitOf(identity, kind));
     return { allowed: result.allowed, state: quotaState(kind, result), draw: { kind, day: result.day } };
   }
 
-  standing(identity: Identity, kind: QuotaKind): LimitState {
-    return quotaState(kind, this.quotas.peek(meteredAs(identity), kind, this.limitOf(identity, kind)));
+  async standing(identity: Identity, kind: QuotaKind): Promise<LimitState> {
+    return quotaState(kind, await this.quotas.peek(meteredAs(identity), kind, this.limitOf(identity, kind)));
   }
 
-  refund(identity: string, draw: QuotaDraw): boolean {
+  refund(identity: string, draw: QuotaDraw): Promise<boolean> {
     return this.quotas.refund(identity, draw);
-  }
-
-  close(): void {
-    this.limiter?.close();
   }
 }
 
@@ -60,8 +58,8 @@ export function reportLimits(c: Context<AppEnv>, ...states: LimitState[]): void 
 }
 
 /** Counts this write against the per-minute limit; throws RATE_LIMITED (reset_at, Retry-After). */
-export function enforceWriteLimit(c: Context<AppEnv>, limits: WriteLimits): void {
-  const decision = limits.admitWrite(c.get('identity'));
+export async function enforceWriteLimit(c: Context<AppEnv>, limits: WriteLimits): Promise<void> {
+  const decision = await limits.admitWrite(c.get('identity'));
   if (!decision) return;
   reportLimits(c, decision.state);
   if (decision.allowed) return;
@@ -83,15 +81,23 @@ function quotaExceeded(kind: QuotaKind, state: LimitState): FileconvError {
 }
 
 /** Refuses early (before reading an upload) when the quota is already used up; counts nothing. */
-export function checkQuotaLeft(c: Context<AppEnv>, limits: WriteLimits, kind: QuotaKind): void {
-  const state = limits.standing(c.get('identity'), kind);
+export async function checkQuotaLeft(
+  c: Context<AppEnv>,
+  limits: WriteLimits,
+  kind: QuotaKind,
+): Promise<void> {
+  const state = await limits.standing(c.get('identity'), kind);
   reportLimits(c, state);
   if (state.remaining <= 0) throw quotaExceeded(kind, state);
 }
 
 /** Takes one unit of the quota for accepted work; throws QUOTA_EXCEEDED with reset_at. */
-export function drawQuota(c: Context<AppEnv>, limits: WriteLimits, kind: QuotaKind): QuotaDraw {
-  const decision = limits.draw(c.get('identity'), kind);
+export async function drawQuota(
+  c: Context<AppEnv>,
+  limits: WriteLimits,
+  kind: QuotaKind,
+): Promise<QuotaDraw> {
+  const decision = await limits.draw(c.get('identity'), kind);
   reportLimits(c, decision.state);
   if (!decision.allowed) throw quotaExceeded(kind, decision.state);
   return decision.draw;

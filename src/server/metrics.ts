@@ -60,15 +60,15 @@ export class ServerMetrics implements QueueObserver {
 
   /** With a token, `GET /metrics` answers only `Authorization: Bearer <token>`. */
   constructor(
-    queue: { readonly size: number; readonly active: number },
+    queue: { depth(): Promise<number>; readonly active: number },
     private readonly token: string | undefined,
   ) {
     new Gauge({
       name: 'fileconv_queue_depth',
       help: 'Conversions waiting to start.',
       registers: [this.registry],
-      collect() {
-        this.set(queue.size);
+      async collect() {
+        this.set(await queue.depth());
       },
     });
     new Gauge({

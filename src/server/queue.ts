@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { CONVERSION_DETAIL_CODES, isFileconvError, messageFor } from '../errors/index.js';
 import { extensionOf, getFormat } from '../formats/index.js';
+import type { ScratchSpace } from '../run/scratch.js';
 import type { ConversionOutputFile, Progress } from '../run/types.js';
 import type { ArtifactRecord, BlobStore, RequestRecord, RequestStore, StoredError } from '../store/types.js';
 import { ConversionTrace, type QueueObserver } from './conversion-trace.js';
@@ -14,12 +15,13 @@ import { RequestChanges } from './request-changes.js';
 export interface QueueDeps {
   store: RequestStore;
   blobs: BlobStore;
+  scratch: ScratchSpace;
   engine: ServerEngine;
   concurrency: number;
   retentionMs: number;
   log(message: string): void;
   /** Gives back the daily quota unit of a failed conversion; true when one was given back. */
-  refund?(request: RequestRecord): boolean;
+  refund?(request: RequestRecord): Promise<boolean>;
   /** Told when each conversion ends (metrics, logs, webhooks). */
   observers?: readonly QueueObserver[];
 }
@@ -57,13 +59,16 @@ class ShutdownAbort extends Error {}
 export class ConversionQueue {
   private readonly running = new Map<string, { controller: AbortController; done: Promise<void> }>();
   private accepting = true;
+  /** One claiming loop at a time; a pump asked for while it runs makes it look again. */
+  private pumping = false;
+  private pumpAgain = false;
   /** Fired on every status change this queue makes; long-polling readers wait on it. */
   readonly changes = new RequestChanges();
 
   constructor(private readonly deps: QueueDeps) {}
 
-  private event(id: string, kind: string, message: string): void {
-    this.deps.store.addEvent(id, { at: Date.now(), kind, message });
+  private event(id: string, kind: string, message: string): Promise<void> {
+    return this.deps.store.addEvent(id, { at: Date.now(), kind, message });
   }
 
   /**
@@ -73,10 +78,10 @@ export class ConversionQueue {
   async recover(): Promise<void> {
     const { store, blobs } = this.deps;
     const now = Date.now();
-    const { requeued, failed } = store.requeueInterrupted(now, MAX_ATTEMPTS);
+    const { requeued, failed } = await store.requeueInterrupted(now, MAX_ATTEMPTS);
     for (const r of requeued) {
       if (r.inputKey && (await blobs.stat(r.inputKey))) {
-        this.event(r.id, 'resumed', 'The server restarted during the conversion; it was queued again.');
+        await this.event(r.id, 'resumed', 'The server restarted during the conversion; it was queued again.');
       } else {
         failed.push(r);
       }
@@ -87,14 +92,15 @@ export class ConversionQueue {
           ? `The server stopped during the conversion ${r.attempts} times; it was given up.`
           : 'The server stopped during the conversion and its input was lost.';
       await this.dropInput(r);
-      this.event(r.id, 'failed', message);
-      this.refund(r);
-      store.finishFailed(r.id, { code: 'CONVERT_FAILED', message }, now);
+      await this.event(r.id, 'failed', message);
+      await this.refund(r);
+      await store.finishFailed(r.id, { code: 'CONVERT_FAILED', message }, now);
       this.changes.changed(r.id);
     }
   }
 
-  get size(): number {
+  /** Conversions waiting for a slot. */
+  depth(): Promise<number> {
     return this.deps.store.countQueued();
   }
 
@@ -104,8 +110,8 @@ export class ConversionQueue {
   }
 
   /** An observer that throws must not fail the conversion it watches. */
-  private tell(trace: ConversionTrace, id: string, outcome: 'succeeded' | 'failed'): void {
-    const request = this.deps.store.getRequest(id);
+  private async tell(trace: ConversionTrace, id: string, outcome: 'succeeded' | 'failed'): Promise<void> {
+    const request = await this.deps.store.getRequest(id);
     if (!request) return;
     const end = trace.end(request, outcome);
     for (const o of this.deps.observers ?? []) {
@@ -119,9 +125,31 @@ export class ConversionQueue {
 
   /** Starts queued conversions while slots are free. */
   pump(): void {
+    if (this.pumping) {
+      this.pumpAgain = true;
+      return;
+    }
+    this.pumping = true;
+    this.claimWhileFree()
+      .catch((e) => this.deps.log(`claiming queued conversions failed: ${(e as Error).message}`))
+      .finally(() => {
+        this.pumping = false;
+        if (this.pumpAgain) {
+          this.pumpAgain = false;
+          this.pump();
+        }
+      });
+  }
+
+  private async claimWhileFree(): Promise<void> {
     while (this.accepting && this.running.size < this.deps.concurrency) {
-      const next = this.deps.store.claimNextQueued(Date.now());
+      const next = await this.deps.store.claimNextQueued(Date.now());
       if (!next) return;
+      if (!this.accepting) {
+        // stop() came while the claim was on its way: the conversion waits for the next start.
+        await this.deps.store.requeue(next.id, Date.now());
+        return;
+      }
       const controller = new AbortController();
       const done = this.run(next, controller.signal).finally(() => {
         this.running.delete(next.id);
@@ -152,11 +180,11 @@ export class ConversionQueue {
   }
 
   /** Failed conversions do not count against the day's quota (the day the unit was drawn from). */
-  private refund(r: RequestRecord): void {
+  private async refund(r: RequestRecord): Promise<void> {
     if (!r.quota || !this.deps.refund) return;
     try {
-      if (this.deps.refund(r))
-        this.event(
+      if (await this.deps.refund(r))
+        await this.event(
           r.id,
           'refunded',
           `The failed conversion was not counted: one unit of ${r.quota.kind} for ${r.quota.day} was given back.`,
@@ -169,11 +197,11 @@ export class ConversionQueue {
   private async dropInput(r: RequestRecord): Promise<void> {
     if (!r.inputKey) return;
     await this.deps.blobs.delete(r.inputKey).catch(() => {});
-    this.deps.store.clearInputKey(r.id);
+    await this.deps.store.clearInputKey(r.id);
   }
 
   private async run(r: RequestRecord, signal: AbortSignal): Promise<void> {
-    const { store, blobs, engine } = this.deps;
+    const { store, blobs, scratch, engine } = this.deps;
     let outDir: string | undefined;
     let lastPercent = -1;
     let lastStage = '';
@@ -184,33 +212,38 @@ export class ConversionQueue {
       if (percent === lastPercent && p.stage === lastStage) return;
       lastPercent = percent;
       lastStage = p.stage;
-      store.updateProgress(r.id, { ...p, percent }, Date.now());
+      store
+        .updateProgress(r.id, { ...p, percent }, Date.now())
+        .catch((e) => this.deps.log(`progress of ${r.id} not stored: ${(e as Error).message}`));
     };
     try {
       if (!r.inputKey || !r.from || !r.to) throw new Error('queued request without input or conversion');
-      this.event(
+      await this.event(
         r.id,
         'started',
         `Conversion ${r.conversion} started${r.attempts > 1 ? ` (attempt ${r.attempts})` : ''}.`,
       );
       onProgress({ percent: 0, stage: 'converting', step: 1, steps: r.progress.steps || 1 });
-      const input = await blobs.localPath(r.inputKey);
-      outDir = await blobs.scratchDir(r.id);
+      const { from, to, inputKey } = r;
+      const dir = await scratch.dir(r.id);
+      outDir = dir;
       const base = stem(r.filename);
-      const result = await engine.convert({
-        input,
-        from: r.from,
-        to: r.to,
-        options: r.options ?? {},
-        outDir: join(outDir, 'out'),
-        baseName: base,
-        signal,
-        onProgress,
-        onEvent: (e) => {
-          trace.event(e.kind, e.message);
-          this.event(r.id, e.kind, e.message);
-        },
-      });
+      const result = await blobs.withLocalCopy(inputKey, join(dir, 'in'), (input) =>
+        engine.convert({
+          input,
+          from,
+          to,
+          options: r.options ?? {},
+          outDir: join(dir, 'out'),
+          baseName: base,
+          signal,
+          onProgress,
+          onEvent: (e) => {
+            trace.event(e.kind, e.message);
+            this.event(r.id, e.kind, e.message).catch(() => {});
+          },
+        }),
+      );
       onProgress({
         percent: 99,
         stage: 'storing',
@@ -221,19 +254,19 @@ export class ConversionQueue {
       // Input and timeline first: a poller that sees the new status sees them settled too.
       await this.dropInput(r);
       const names = artifacts.map((a) => a.name).join(', ');
-      this.event(
+      await this.event(
         r.id,
         'succeeded',
         `Conversion succeeded: ${artifacts.length === 1 ? 'artifact' : 'artifacts'} ${names}.`,
       );
-      store.finishSucceeded(r.id, artifacts, Date.now());
+      await store.finishSucceeded(r.id, artifacts, Date.now());
       this.changes.changed(r.id);
-      this.tell(trace, r.id, 'succeeded');
+      await this.tell(trace, r.id, 'succeeded');
     } catch (e) {
       if (signal.aborted && signal.reason instanceof ShutdownAbort) {
-        store.requeue(r.id, Date.now());
+        await store.requeue(r.id, Date.now());
         this.changes.changed(r.id);
-        this.event(
+        await this.event(
           r.id,
           'requeued',
           'The server shut down during the conversion; it will run again at the next start.',
@@ -244,11 +277,11 @@ export class ConversionQueue {
         this.deps.log(`conversion ${r.id} failed: ${(e as Error)?.stack ?? String(e)}`);
       const error = requestError(e);
       await this.dropInput(r);
-      this.event(r.id, 'failed', `Conversion failed (${error.code}): ${error.message}`);
-      this.refund(r);
-      store.finishFailed(r.id, error, Date.now());
+      await this.event(r.id, 'failed', `Conversion failed (${error.code}): ${error.message}`);
+      await this.refund(r);
+      await store.finishFailed(r.id, error, Date.now());
       this.changes.changed(r.id);
-      this.tell(trace, r.id, 'failed');
+      await this.tell(trace, r.id, 'failed');
     } finally {
       if (outDir) await rm(outDir, { recursive: true, force: true }).catch(() => {});
     }
@@ -278,7 +311,7 @@ export class ConversionQueue {
     for (const e of entries) {
       const { size, sha256 } = await fileDigest(e.path);
       const blobKey = `artifacts/${r.id}/${e.name.replace(/[^A-Za-z0-9_-]/g, '_')}.${extensionOf(e.format)}`;
-      await this.deps.blobs.importFile(blobKey, e.path);
+      await this.deps.blobs.putFile(blobKey, e.path);
       artifacts.push({
         requestId: r.id,
         name: e.name,

@@ -5,14 +5,14 @@ import type { BlobStore, RequestStore } from '../store/types.js';
  * one after a crash halfway, delete nothing twice and leave no artifact half-expired.
  */
 export async function sweepExpired(store: RequestStore, blobs: BlobStore, now = Date.now()): Promise<number> {
-  const due = store.dueArtifacts(now);
+  const due = await store.dueArtifacts(now);
   const requests = new Set<string>();
   for (const a of due) {
     await blobs.delete(a.blobKey);
-    if (store.markExpired(a.requestId, a.name)) requests.add(a.requestId);
+    if (await store.markExpired(a.requestId, a.name)) requests.add(a.requestId);
   }
   for (const id of requests) {
-    store.addEvent(id, {
+    await store.addEvent(id, {
       at: now,
       kind: 'expired',
       message: 'The retention period ended; the results were deleted.',
@@ -23,7 +23,7 @@ export async function sweepExpired(store: RequestStore, blobs: BlobStore, now = 
 
 /** Deletes blob files nothing points at (left by a crash during an upload or a conversion). Start-up only. */
 export async function sweepOrphans(store: RequestStore, blobs: BlobStore): Promise<number> {
-  const live = store.liveBlobKeys();
+  const live = await store.liveBlobKeys();
   let removed = 0;
   for (const key of await blobs.list()) {
     if (live.has(key)) continue;

@@ -1,15 +1,13 @@
 import { mkdir } from 'node:fs/promises';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { join } from 'node:path';
 import { serve } from '@hono/node-server';
 import type { Logger } from 'pino';
 import { closeEngines } from '../engine/registry.js';
 import type { PrivateAllowance } from '../intake/guard.js';
+import { dataDirScratch } from '../run/scratch.js';
 import { DiskBlobStore } from '../store/disk.js';
-import { DATABASE_FILE, openDatabase, SqliteRequestStore } from '../store/sqlite.js';
-import { SqliteKeyStore, SqliteQuotaStore } from '../store/sqlite-identity.js';
-import { SqliteWebhookStore } from '../store/sqlite-webhooks.js';
+import { openDataDirRecords } from '../store/sqlite-records.js';
 import { createApp } from './app.js';
 import type { ServeConfig } from './config.js';
 import type { ServerContext, UrlIntake } from './context.js';
@@ -21,7 +19,7 @@ import { Metering } from './metering.js';
 import { ServerMetrics } from './metrics.js';
 import { ConversionQueue } from './queue.js';
 import { startSweeper, sweepExpired, sweepOrphans } from './retention.js';
-import { dataSecret, SIGNING_KEY_FILE, webhookSecret } from './secrets.js';
+import { signingSecret, webhookSecret } from './secrets.js';
 import { LinkSigner } from './tokens.js';
 import { DEFAULT_RETRY_DELAYS_MS, WebhookDispatcher } from './webhooks.js';
 
@@ -45,7 +43,7 @@ export interface StartOptions {
   logger?: Logger;
   /** Bearer token for GET /metrics (the CLI reads FILECONV_METRICS_TOKEN); none means open. */
   metricsToken?: string;
-  /** Webhook signing secret (the CLI reads FILECONV_WEBHOOK_SECRET); default: webhook.key. */
+  /** Webhook signing secret (the CLI reads FILECONV_WEBHOOK_SECRET); default: the database's. */
   webhookSecret?: string;
   /** Non-public webhook targets: tests allow their own loopback receiver; never set in production. */
   webhookAllowPrivate?: PrivateAllowance;
@@ -60,7 +58,7 @@ export interface FileconvService {
   /** Stops taking writes and lets running conversions finish, up to the grace period. */
   drain(): Promise<void>;
   /** Closes the database; call after drain(). */
-  close(): void;
+  close(): Promise<void>;
 }
 
 /** Opens the data directory, recovers the queue and starts the retention sweeper. */
@@ -68,30 +66,31 @@ export async function openService(config: ServeConfig, options: StartOptions = {
   const logger = options.logger ?? createLogger({ format: 'json', level: options.log ? 'silent' : 'warn' });
   const log = options.log ?? ((m: string) => logger.error(m));
   await mkdir(config.dataDir, { recursive: true });
-  const secret = await dataSecret(config.dataDir, SIGNING_KEY_FILE);
-  const db = openDatabase(join(config.dataDir, DATABASE_FILE));
-  const store = new SqliteRequestStore(db);
-  const metering = new Metering(config, new SqliteQuotaStore(db));
+  const records = openDataDirRecords(config.dataDir);
+  const store = records.requests;
+  const secret = await signingSecret(records.secrets, config.dataDir);
+  const metering = new Metering(config, records.quotas, records.writeLimits);
   const blobs = new DiskBlobStore(config.dataDir);
   await blobs.init();
-  await blobs.clearScratch();
+  const scratch = dataDirScratch(config.dataDir);
+  await scratch.clear();
   const engine = options.engine ?? (await coreEngine());
   const observers: QueueObserver[] = [];
   const queue = new ConversionQueue({
     store,
     blobs,
+    scratch,
     engine,
     concurrency: config.concurrency,
     retentionMs: config.retentionMs,
     log,
-    refund: (r) => (r.quota ? metering.refund(r.identity, r.quota) : false),
+    refund: async (r) => (r.quota ? metering.refund(r.identity, r.quota) : false),
     observers,
   });
   const metrics = new ServerMetrics(queue, options.metricsToken || undefined);
   const webhooks = new WebhookDispatcher({
     store,
-    webhooks: new SqliteWebhookStore(db),
-    secret: options.webhookSecret || (await webhookSecret(config.dataDir)),
+    secret: options.webhookSecret || (await webhookSecret(records.secrets, config.dataDir)),
     allowPrivate: options.webhookAllowPrivate ?? false,
     retryDelaysMs: options.webhookRetryDelaysMs ?? DEFAULT_RETRY_DELAYS_MS,
     log,
@@ -105,10 +104,11 @@ export async function openService(config: ServeConfig, options: StartOptions = {
     config,
     store,
     blobs,
+    scratch,
     engine,
     queue,
     signer: new LinkSigner(secret),
-    identity: keyIdentity(new SqliteKeyStore(db), config.trustProxy),
+    identity: keyIdentity(records.keys, config.trustProxy),
     limits: metering,
     urlIntake: options.urlIntake,
     metrics,
@@ -130,14 +130,13 @@ export async function openService(config: ServeConfig, options: StartOptions = {
       draining ??= (async () => {
         context.state.draining = true;
         stopSweeper();
-        metering.close();
         await queue.stop(config.shutdownGraceMs);
         await webhooks.stop();
       })();
       return draining;
     },
     close() {
-      store.close();
+      return records.close();
     },
   };
 }
@@ -175,7 +174,7 @@ export async function startServer(config: ServeConfig, options: StartOptions = {
           server.closeIdleConnections();
           setTimeout(() => server.closeAllConnections(), 2000).unref();
         });
-        service.close();
+        await service.close();
         await closeEngines();
       })();
       return closing;

@@ -5,7 +5,7 @@ import type { ServerContext } from './context.js';
 import { sanitizeFilename, type UploadedFile } from './upload.js';
 
 /**
- * Fetches meta.source_url into the blob store as the request's input (before the 202, as
+ * Fetches meta.source_url (into this node's scratch space, then) into the blob store as the request's input (before the 202, as
  * decisions.md says). Without a URL intake configured, a well-formed URL answers 502
  * SOURCE_URL_FETCH_FAILED saying so.
  */
@@ -22,7 +22,7 @@ export async function fetchSourceUrl(
       'Fetching URL sources is not enabled on this server; upload the file instead.',
     );
   }
-  const dir = await ctx.blobs.scratchDir('fetch');
+  const dir = await ctx.scratch.dir('fetch');
   try {
     const fetched = await ctx.urlIntake.fetch(url.href, dir, { signal });
     const { size } = await stat(fetched.path);
@@ -32,7 +32,7 @@ export async function fetchSourceUrl(
         `The file at the URL is larger than the limit of ${ctx.config.maxUpload} bytes.`,
       );
     }
-    await ctx.blobs.importFile(key, fetched.path);
+    await ctx.blobs.putFile(key, fetched.path);
     return { key, filename: sanitizeFilename(fetched.filename), contentType: fetched.contentType, size };
   } finally {
     await rm(dir, { recursive: true, force: true });

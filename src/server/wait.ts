@@ -23,12 +23,12 @@ export async function awaitEnd(
   ms: number,
   gone: AbortSignal,
 ): Promise<RequestRecord | undefined> {
-  let r = ctx.store.getRequest(id);
+  let r = await ctx.store.getRequest(id);
   if (ms <= 0) return r;
   const until = Date.now() + ms;
   while (r?.status === 'running' && Date.now() < until && !gone.aborted) {
     await ctx.queue.changes.waitFor(id, until - Date.now(), gone);
-    r = ctx.store.getRequest(id);
+    r = await ctx.store.getRequest(id);
   }
   return r;
 }

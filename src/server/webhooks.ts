@@ -4,8 +4,7 @@ import { request } from 'undici';
 import { FileconvError, isFileconvError } from '../errors/index.js';
 import { checkHost, type PrivateAllowance, systemResolver } from '../intake/guard.js';
 import { createPinnedAgent, describeNetworkError } from '../intake/pinned-agent.js';
-import type { SqliteWebhookStore, StoredWebhook } from '../store/sqlite-webhooks.js';
-import type { RequestStore } from '../store/types.js';
+import type { RequestStore, StoredWebhook } from '../store/types.js';
 import type { ConversionEnd, QueueObserver } from './conversion-trace.js';
 import type { WebhookSpec } from './schemas/meta.js';
 import { requestView } from './views.js';
@@ -23,7 +22,6 @@ export function webhookSignature(secret: string, body: string, unixSeconds: numb
 
 export interface WebhookDeps {
   store: RequestStore;
-  webhooks: SqliteWebhookStore;
   secret: string;
   /** Non-public targets: never in production; tests allow their own loopback receiver. */
   allowPrivate: PrivateAllowance;
@@ -60,15 +58,20 @@ export class WebhookDispatcher implements QueueObserver {
     }
   }
 
-  register(requestId: string, spec: WebhookSpec, baseUrl: string): void {
-    this.deps.webhooks.save({ requestId, url: spec.url, events: spec.events, baseUrl });
+  register(requestId: string, spec: WebhookSpec, baseUrl: string): Promise<void> {
+    return this.deps.store.saveWebhook({ requestId, url: spec.url, events: spec.events, baseUrl });
   }
 
   ended(end: ConversionEnd): void {
-    const hook = this.deps.webhooks.get(end.request.id);
-    if (!hook?.events.includes(end.outcome)) return;
-    const delivery = this.deliver(hook, end.outcome).finally(() => this.inFlight.delete(delivery));
+    const delivery = this.deliverEnd(end)
+      .catch((e) => this.deps.log(`webhook of ${end.request.id} failed: ${(e as Error).message}`))
+      .finally(() => this.inFlight.delete(delivery));
     this.inFlight.add(delivery);
+  }
+
+  private async deliverEnd(end: ConversionEnd): Promise<void> {
+    const hook = await this.deps.store.webhook(end.request.id);
+    if (hook?.events.includes(end.outcome)) await this.deliver(hook, end.outcome);
   }
 
   /** Resolves when no delivery is under way. */
@@ -93,16 +96,16 @@ export class WebhookDispatcher implements QueueObserver {
 
   private async deliver(hook: StoredWebhook, event: string): Promise<void> {
     const { store, retryDelaysMs } = this.deps;
-    const r = store.getRequest(hook.requestId);
+    const r = await store.getRequest(hook.requestId);
     if (!r) return;
-    const body = JSON.stringify(requestView(r, store.artifacts(r.id), hook.baseUrl));
+    const body = JSON.stringify(requestView(r, await store.artifacts(r.id), hook.baseUrl));
     const url = new URL(hook.url);
     const attempts = retryDelaysMs.length + 1;
     const note = (message: string) => store.addEvent(r.id, { at: Date.now(), kind: 'webhook', message });
     for (let n = 1; n <= attempts; n++) {
       const { outcome, retry } = await this.attempt(url, body, event, r.id);
       const last = n === attempts || !retry || this.stopping.signal.aborted;
-      note(
+      await note(
         `Webhook attempt ${n} of ${attempts} to ${shownUrl(url)}: ${outcome}${
           retry && !last ? `; retrying in ${retryDelaysMs[n - 1]! / 1000} s` : ''
         }.`,
@@ -110,7 +113,7 @@ export class WebhookDispatcher implements QueueObserver {
       if (last) return;
       await sleep(retryDelaysMs[n - 1]!, undefined, { signal: this.stopping.signal }).catch(() => {});
       if (this.stopping.signal.aborted) {
-        note('Webhook given up: the server shut down before the next attempt.');
+        await note('Webhook given up: the server shut down before the next attempt.');
         return;
       }
     }

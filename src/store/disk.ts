@@ -1,24 +1,22 @@
+import { once } from 'node:events';
 import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdir, mkdtemp, readdir, rename, rm, rmdir, stat } from 'node:fs/promises';
+import { copyFile, link, mkdir, readdir, rename, rm, rmdir, stat } from 'node:fs/promises';
 import { dirname, join, relative, sep } from 'node:path';
 import type { Readable } from 'node:stream';
 import type { BlobStat, BlobStore, BlobWriter } from './types.js';
 
 const KEY = /^[A-Za-z0-9_-]+(?:\/[A-Za-z0-9_.-]+)*$/;
 
-/** BlobStore on a local folder: `<root>/blobs/<key>`, scratch space in `<root>/tmp`. */
+/** BlobStore on a local folder: `<root>/blobs/<key>`. */
 export class DiskBlobStore implements BlobStore {
   private readonly blobs: string;
-  private readonly tmp: string;
 
   constructor(root: string) {
     this.blobs = join(root, 'blobs');
-    this.tmp = join(root, 'tmp');
   }
 
   async init(): Promise<void> {
     await mkdir(this.blobs, { recursive: true });
-    await mkdir(this.tmp, { recursive: true });
   }
 
   private path(key: string): string {
@@ -51,14 +49,19 @@ export class DiskBlobStore implements BlobStore {
     };
   }
 
-  async importFile(key: string, path: string): Promise<void> {
+  async putFile(key: string, path: string): Promise<void> {
     const target = this.path(key);
     await mkdir(dirname(target), { recursive: true });
-    await rename(path, target);
+    // A second name for the same bytes when scratch space is on this file system (no copy); the
+    // caller deletes its own name. Another file system, or a target left by a crash: copy.
+    const partial = `${target}.part`;
+    await rm(partial, { force: true });
+    await link(path, partial).catch(() => copyFile(path, partial));
+    await rename(partial, target);
   }
 
-  async localPath(key: string): Promise<string> {
-    return this.path(key);
+  async withLocalCopy<T>(key: string, _scratchDir: string, fn: (path: string) => Promise<T>): Promise<T> {
+    return fn(this.path(key));
   }
 
   async stat(key: string): Promise<BlobStat | undefined> {
@@ -70,8 +73,11 @@ export class DiskBlobStore implements BlobStore {
     }
   }
 
-  openRead(key: string, range?: { start: number; end: number }): Readable {
-    return createReadStream(this.path(key), range);
+  async openRead(key: string, range?: { start: number; end: number }): Promise<Readable> {
+    const stream = createReadStream(this.path(key), range);
+    // Opening errors (a blob deleted meanwhile) surface here, not later on the stream.
+    await once(stream, 'open');
+    return stream;
   }
 
   async delete(key: string): Promise<void> {
@@ -99,14 +105,5 @@ export class DiskBlobStore implements BlobStore {
     return entries
       .filter((e) => e.isFile())
       .map((e) => relative(this.blobs, join(e.parentPath, e.name)).split(sep).join('/'));
-  }
-
-  async scratchDir(name: string): Promise<string> {
-    return mkdtemp(join(this.tmp, `${name.replace(/[^A-Za-z0-9_-]/g, '_')}-`));
-  }
-
-  async clearScratch(): Promise<void> {
-    await rm(this.tmp, { recursive: true, force: true });
-    await mkdir(this.tmp, { recursive: true });
   }
 }

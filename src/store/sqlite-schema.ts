@@ -77,6 +77,12 @@ export const MIGRATIONS: readonly string[] = [
    );`,
   // What each artifact kept (pages, pictures, words...), as JSON.
   `ALTER TABLE artifacts ADD COLUMN checks TEXT;`,
+  // The per-minute write limit's sliding-window log, shared by every process on the database.
+  `CREATE TABLE write_admissions (key TEXT NOT NULL, at INTEGER NOT NULL);
+   CREATE INDEX write_admissions_key ON write_admissions (key, at);
+   CREATE INDEX write_admissions_at ON write_admissions (at);`,
+  // Secrets every process shares (link signing, webhook signing).
+  `CREATE TABLE secrets (name TEXT PRIMARY KEY, value BLOB NOT NULL, created_at INTEGER NOT NULL);`,
 ];
 
 export interface RequestRow {

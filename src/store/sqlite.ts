@@ -1,6 +1,7 @@
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import type { Progress } from '../run/types.js';
-import { type ArtifactRow, MIGRATIONS, type RequestRow, toArtifact, toRequest } from './sqlite-schema.js';
+import { statements } from './sqlite-db.js';
+import { type ArtifactRow, type RequestRow, toArtifact, toRequest } from './sqlite-schema.js';
 import type {
   ArtifactRecord,
   ConversionCounts,
@@ -9,56 +10,21 @@ import type {
   RequestRecord,
   RequestStore,
   StoredError,
+  StoredWebhook,
   TimelineEvent,
 } from './types.js';
 
-/** The metadata database's file name in the data directory (requests, API keys, quotas). */
-export const DATABASE_FILE = 'fileconv.db';
-
-/** Opens the metadata database (WAL, busy timeout) and runs pending migrations. */
-export function openDatabase(file: string): Database.Database {
-  const db = new Database(file);
-  db.pragma('journal_mode = WAL');
-  db.pragma('busy_timeout = 5000');
-  db.pragma('foreign_keys = ON');
-  db.pragma('synchronous = NORMAL');
-  const version = db.pragma('user_version', { simple: true }) as number;
-  for (let v = version; v < MIGRATIONS.length; v++) {
-    db.transaction(() => {
-      db.exec(MIGRATIONS[v]!);
-      db.pragma(`user_version = ${v + 1}`);
-    })();
-  }
-  return db;
-}
-
-/**
- * Prepares each SQL text once per database: preparing is a large share of a status read's cost,
- * and status reads are the hottest path of the server.
- */
-export function statements(db: Database.Database): (sql: string) => Database.Statement {
-  const cache = new Map<string, Database.Statement>();
-  return (sql) => {
-    let statement = cache.get(sql);
-    if (!statement) {
-      statement = db.prepare(sql);
-      cache.set(sql, statement);
-    }
-    return statement;
-  };
-}
-
-/** RequestStore on a SQLite file (or an already opened database, shared with the other stores). */
+/** RequestStore on a SQLite database shared with the other record stores (sqlite-records.ts). */
 export class SqliteRequestStore implements RequestStore {
   private readonly db: Database.Database;
   private readonly sql: (sql: string) => Database.Statement;
 
-  constructor(fileOrDb: string | Database.Database) {
-    this.db = typeof fileOrDb === 'string' ? openDatabase(fileOrDb) : fileOrDb;
+  constructor(db: Database.Database) {
+    this.db = db;
     this.sql = statements(this.db);
   }
 
-  createRequest(r: NewRequest, events: readonly TimelineEvent[]): void {
+  async createRequest(r: NewRequest, events: readonly TimelineEvent[]): Promise<void> {
     const insert = this.sql(
       `INSERT INTO requests (id, kind, status, conversion, from_format, to_format, options, filename, input_key,
          owner_hash, identity, queue, progress, report, quota_kind, quota_day, created_at, updated_at, finished_at)
@@ -86,27 +52,27 @@ export class SqliteRequestStore implements RequestStore {
         createdAt: r.createdAt,
         finishedAt: r.status === 'running' ? null : r.createdAt,
       });
-      for (const e of events) this.addEvent(r.id, e);
+      for (const e of events) this.insertEvent(r.id, e);
     })();
   }
 
-  getRequest(id: string): RequestRecord | undefined {
+  async getRequest(id: string): Promise<RequestRecord | undefined> {
     const row = this.sql('SELECT * FROM requests WHERE id = ?').get(id) as RequestRow | undefined;
     return row && toRequest(row);
   }
 
-  recentByOwner(ownerHash: string, limit: number): RequestRecord[] {
+  async recentByOwner(ownerHash: string, limit: number): Promise<RequestRecord[]> {
     const rows = this.sql(
       'SELECT * FROM requests WHERE owner_hash = ? ORDER BY created_at DESC, rowid DESC LIMIT ?',
     ).all(ownerHash, limit) as RequestRow[];
     return rows.map(toRequest);
   }
 
-  countQueued(): number {
+  async countQueued(): Promise<number> {
     return (this.sql(`SELECT count(*) AS n FROM requests WHERE queue = 'queued'`).get() as { n: number }).n;
   }
 
-  claimNextQueued(now: number): RequestRecord | undefined {
+  async claimNextQueued(now: number): Promise<RequestRecord | undefined> {
     return this.db.transaction(() => {
       const row = this.sql(
         `SELECT * FROM requests WHERE queue = 'queued' ORDER BY created_at, rowid LIMIT 1`,
@@ -119,10 +85,18 @@ export class SqliteRequestStore implements RequestStore {
     })();
   }
 
-  requeueInterrupted(
+  async claim(id: string, now: number): Promise<RequestRecord | undefined> {
+    const row = this.sql(
+      `UPDATE requests SET queue = 'working', attempts = attempts + 1, updated_at = ?
+         WHERE id = ? AND status = 'running' RETURNING *`,
+    ).get(now, id) as RequestRow | undefined;
+    return row && toRequest(row);
+  }
+
+  async requeueInterrupted(
     now: number,
     maxAttempts: number,
-  ): { requeued: RequestRecord[]; failed: RequestRecord[] } {
+  ): Promise<{ requeued: RequestRecord[]; failed: RequestRecord[] }> {
     return this.db.transaction(() => {
       const rows = this.sql(`SELECT * FROM requests WHERE queue = 'working'`).all() as RequestRow[];
       const requeued: RequestRecord[] = [];
@@ -130,7 +104,7 @@ export class SqliteRequestStore implements RequestStore {
       for (const row of rows) {
         const r = toRequest(row);
         if (r.inputKey && r.attempts < maxAttempts) {
-          this.requeue(r.id, now);
+          this.requeueNow(r.id, now);
           requeued.push(r);
         } else {
           failed.push(r);
@@ -140,13 +114,17 @@ export class SqliteRequestStore implements RequestStore {
     })();
   }
 
-  requeue(id: string, now: number): void {
+  async requeue(id: string, now: number): Promise<void> {
+    this.requeueNow(id, now);
+  }
+
+  private requeueNow(id: string, now: number): void {
     this.sql(
       `UPDATE requests SET queue = 'queued', progress = ?, updated_at = ? WHERE id = ? AND status = 'running'`,
     ).run(JSON.stringify({ percent: 0, stage: 'queued', step: 0, steps: 0 } satisfies Progress), now, id);
   }
 
-  updateProgress(id: string, progress: Progress, now: number): void {
+  async updateProgress(id: string, progress: Progress, now: number): Promise<void> {
     this.sql('UPDATE requests SET progress = ?, updated_at = ? WHERE id = ?').run(
       JSON.stringify(progress),
       now,
@@ -154,12 +132,18 @@ export class SqliteRequestStore implements RequestStore {
     );
   }
 
-  finishSucceeded(id: string, artifacts: readonly ArtifactRecord[], now: number): void {
+  async finishSucceeded(id: string, artifacts: readonly ArtifactRecord[], now: number): Promise<boolean> {
     const insert = this.sql(
       `INSERT INTO artifacts (request_id, name, format, mime, size, sha256, blob_key, filename, position, expires_at, checks)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
-    this.db.transaction(() => {
+    return this.db.transaction(() => {
+      const finished = this.sql(
+        `UPDATE requests SET status = 'succeeded', queue = 'done', updated_at = ?, finished_at = ?,
+             progress = json_set(progress, '$.percent', 100, '$.stage', 'done', '$.step', json_extract(progress, '$.steps'))
+           WHERE id = ? AND status = 'running'`,
+      ).run(now, now, id);
+      if (finished.changes === 0) return false;
       artifacts.forEach((a, i) => {
         insert.run(
           a.requestId,
@@ -175,26 +159,27 @@ export class SqliteRequestStore implements RequestStore {
           a.checks ? JSON.stringify(a.checks) : null,
         );
       });
-      this.sql(
-        `UPDATE requests SET status = 'succeeded', queue = 'done', updated_at = ?, finished_at = ?,
-             progress = json_set(progress, '$.percent', 100, '$.stage', 'done', '$.step', json_extract(progress, '$.steps'))
-           WHERE id = ?`,
-      ).run(now, now, id);
+      return true;
     })();
   }
 
-  finishFailed(id: string, error: StoredError, now: number): void {
-    this.sql(
+  async finishFailed(id: string, error: StoredError, now: number): Promise<boolean> {
+    const finished = this.sql(
       `UPDATE requests SET status = 'failed', queue = 'done', error_code = ?, error_message = ?, updated_at = ?,
-           finished_at = ?, progress = json_set(progress, '$.stage', 'done') WHERE id = ?`,
+           finished_at = ?, progress = json_set(progress, '$.stage', 'done') WHERE id = ? AND status = 'running'`,
     ).run(error.code, error.message, now, now, id);
+    return finished.changes > 0;
   }
 
-  clearInputKey(id: string): void {
+  async clearInputKey(id: string): Promise<void> {
     this.sql('UPDATE requests SET input_key = NULL WHERE id = ?').run(id);
   }
 
-  addEvent(id: string, event: TimelineEvent): void {
+  async addEvent(id: string, event: TimelineEvent): Promise<void> {
+    this.insertEvent(id, event);
+  }
+
+  private insertEvent(id: string, event: TimelineEvent): void {
     this.sql('INSERT INTO events (request_id, at, kind, message) VALUES (?, ?, ?, ?)').run(
       id,
       event.at,
@@ -203,34 +188,34 @@ export class SqliteRequestStore implements RequestStore {
     );
   }
 
-  timeline(id: string): TimelineEvent[] {
+  async timeline(id: string): Promise<TimelineEvent[]> {
     return this.sql('SELECT at, kind, message FROM events WHERE request_id = ? ORDER BY seq').all(
       id,
     ) as TimelineEvent[];
   }
 
-  artifacts(requestId: string): ArtifactRecord[] {
+  async artifacts(requestId: string): Promise<ArtifactRecord[]> {
     const rows = this.sql('SELECT * FROM artifacts WHERE request_id = ? ORDER BY position').all(
       requestId,
     ) as ArtifactRow[];
     return rows.map(toArtifact);
   }
 
-  artifact(requestId: string, name: string): ArtifactRecord | undefined {
+  async artifact(requestId: string, name: string): Promise<ArtifactRecord | undefined> {
     const row = this.sql('SELECT * FROM artifacts WHERE request_id = ? AND name = ?').get(requestId, name) as
       | ArtifactRow
       | undefined;
     return row && toArtifact(row);
   }
 
-  dueArtifacts(now: number): ArtifactRecord[] {
+  async dueArtifacts(now: number): Promise<ArtifactRecord[]> {
     const rows = this.sql(
       'SELECT * FROM artifacts WHERE expired = 0 AND expires_at <= ? ORDER BY expires_at',
     ).all(now) as ArtifactRow[];
     return rows.map(toArtifact);
   }
 
-  markExpired(requestId: string, name: string): boolean {
+  async markExpired(requestId: string, name: string): Promise<boolean> {
     return (
       this.sql('UPDATE artifacts SET expired = 1 WHERE request_id = ? AND name = ? AND expired = 0').run(
         requestId,
@@ -239,7 +224,7 @@ export class SqliteRequestStore implements RequestStore {
     );
   }
 
-  liveBlobKeys(): Set<string> {
+  async liveBlobKeys(): Promise<Set<string>> {
     const keys = new Set<string>();
     for (const r of this.sql('SELECT input_key AS k FROM requests WHERE input_key IS NOT NULL').all() as {
       k: string;
@@ -252,7 +237,7 @@ export class SqliteRequestStore implements RequestStore {
     return keys;
   }
 
-  conversionCounts(since: number): ConversionCounts[] {
+  async conversionCounts(since: number): Promise<ConversionCounts[]> {
     const rows = this.sql(
       `SELECT conversion AS key,
            sum(status = 'succeeded') AS s_all, sum(status = 'failed') AS f_all,
@@ -269,11 +254,24 @@ export class SqliteRequestStore implements RequestStore {
     }));
   }
 
-  checkWritable(): void {
-    this.sql('INSERT OR REPLACE INTO health (id, checked_at) VALUES (1, ?)').run(Date.now());
+  async saveWebhook(w: StoredWebhook): Promise<void> {
+    this.sql('INSERT INTO webhooks (request_id, url, events, base_url) VALUES (?, ?, ?, ?)').run(
+      w.requestId,
+      w.url,
+      JSON.stringify(w.events),
+      w.baseUrl,
+    );
   }
 
-  close(): void {
-    if (this.db.open) this.db.close();
+  async webhook(requestId: string): Promise<StoredWebhook | undefined> {
+    const row = this.sql('SELECT url, events, base_url FROM webhooks WHERE request_id = ?').get(requestId) as
+      | { url: string; events: string; base_url: string }
+      | undefined;
+    if (!row) return undefined;
+    return { requestId, url: row.url, events: JSON.parse(row.events) as string[], baseUrl: row.base_url };
+  }
+
+  async checkWritable(): Promise<void> {
+    this.sql('INSERT OR REPLACE INTO health (id, checked_at) VALUES (1, ?)').run(Date.now());
   }
 }

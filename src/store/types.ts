@@ -2,6 +2,7 @@ import type { Readable, Writable } from 'node:stream';
 import type { ArtifactChecks } from '../fidelity/describe.js';
 import type { FormatId } from '../formats/index.js';
 import type { QuotaKind, QuotaResult } from '../identity/quota.js';
+import type { RateLimitResult } from '../identity/ratelimit.js';
 import type { Progress } from '../run/types.js';
 
 export type RequestKind = 'detect' | 'convert';
@@ -102,40 +103,55 @@ export interface ConversionCounts {
   allTime: Counts;
 }
 
-/** Request metadata: the routes and the queue go through this, never through SQL. */
+/** A convert request's webhook as filed: `baseUrl` builds the download links of the body it sends. */
+export interface StoredWebhook {
+  requestId: string;
+  url: string;
+  events: string[];
+  baseUrl: string;
+}
+
+/** Request metadata: the routes, the queue and the workers go through this, never through SQL. */
 export interface RequestStore {
-  createRequest(request: NewRequest, events: readonly TimelineEvent[]): void;
-  getRequest(id: string): RequestRecord | undefined;
+  createRequest(request: NewRequest, events: readonly TimelineEvent[]): Promise<void>;
+  getRequest(id: string): Promise<RequestRecord | undefined>;
   /** Newest first. */
-  recentByOwner(ownerHash: string, limit: number): RequestRecord[];
+  recentByOwner(ownerHash: string, limit: number): Promise<RequestRecord[]>;
   /** Number of conversions waiting for a slot. */
-  countQueued(): number;
-  /** Atomically moves the oldest queued conversion to `working`; undefined when none waits. */
-  claimNextQueued(now: number): RequestRecord | undefined;
+  countQueued(): Promise<number>;
+  /** Embedded queue only: atomically moves the oldest queued conversion to `working`, attempts + 1. */
+  claimNextQueued(now: number): Promise<RequestRecord | undefined>;
+  /**
+   * A worker took this request's job: queued (or working, after a dead worker) -> working, attempts + 1.
+   * undefined when the request is no longer running (a duplicate delivery: the worker drops it).
+   */
+  claim(id: string, now: number): Promise<RequestRecord | undefined>;
   /** Puts conversions left `working` (by a process that stopped) back in the queue, or fails them. */
   requeueInterrupted(
     now: number,
     maxAttempts: number,
-  ): { requeued: RequestRecord[]; failed: RequestRecord[] };
+  ): Promise<{ requeued: RequestRecord[]; failed: RequestRecord[] }>;
   /** Puts one `working` conversion back in the queue (shutdown before it could finish). */
-  requeue(id: string, now: number): void;
-  updateProgress(id: string, progress: Progress, now: number): void;
-  finishSucceeded(id: string, artifacts: readonly ArtifactRecord[], now: number): void;
-  finishFailed(id: string, error: StoredError, now: number): void;
-  clearInputKey(id: string): void;
-  addEvent(id: string, event: TimelineEvent): void;
-  timeline(id: string): TimelineEvent[];
-  artifacts(requestId: string): ArtifactRecord[];
-  artifact(requestId: string, name: string): ArtifactRecord | undefined;
+  requeue(id: string, now: number): Promise<void>;
+  updateProgress(id: string, progress: Progress, now: number): Promise<void>;
+  /** Only a running request finishes; false when it had already finished (so nothing is stored twice). */
+  finishSucceeded(id: string, artifacts: readonly ArtifactRecord[], now: number): Promise<boolean>;
+  finishFailed(id: string, error: StoredError, now: number): Promise<boolean>;
+  clearInputKey(id: string): Promise<void>;
+  addEvent(id: string, event: TimelineEvent): Promise<void>;
+  timeline(id: string): Promise<TimelineEvent[]>;
+  artifacts(requestId: string): Promise<ArtifactRecord[]>;
+  artifact(requestId: string, name: string): Promise<ArtifactRecord | undefined>;
   /** Artifacts past their expiry and not yet marked expired. */
-  dueArtifacts(now: number): ArtifactRecord[];
-  markExpired(requestId: string, name: string): boolean;
+  dueArtifacts(now: number): Promise<ArtifactRecord[]>;
+  markExpired(requestId: string, name: string): Promise<boolean>;
   /** Every blob key the metadata still points at (inputs of unfinished work, live artifacts). */
-  liveBlobKeys(): Set<string>;
-  conversionCounts(since: number): ConversionCounts[];
+  liveBlobKeys(): Promise<Set<string>>;
+  conversionCounts(since: number): Promise<ConversionCounts[]>;
+  saveWebhook(webhook: StoredWebhook): Promise<void>;
+  webhook(requestId: string): Promise<StoredWebhook | undefined>;
   /** Throws if the database cannot be written. */
-  checkWritable(): void;
-  close(): void;
+  checkWritable(): Promise<void>;
 }
 
 export interface ApiKeyRecord {
@@ -150,22 +166,55 @@ export interface ApiKeyRecord {
 
 /** API keys by their SHA-256 hash; the plaintext never reaches the store. */
 export interface KeyStore {
-  createKey(key: { id: string; hash: string; prefix: string; label?: string; createdAt: number }): void;
+  createKey(key: {
+    id: string;
+    hash: string;
+    prefix: string;
+    label?: string;
+    createdAt: number;
+  }): Promise<void>;
   /** Oldest first. */
-  listKeys(): ApiKeyRecord[];
+  listKeys(): Promise<ApiKeyRecord[]>;
   /** The key with this hash, revoked or not; read from the database every time (no cache). */
-  findByHash(hash: string): ApiKeyRecord | undefined;
+  findByHash(hash: string): Promise<ApiKeyRecord | undefined>;
   /** Marks a key revoked; false when there is no key with that id. Revoking twice keeps the first time. */
-  revokeKey(id: string, now: number): boolean;
-  touchKey(id: string, now: number): void;
+  revokeKey(id: string, now: number): Promise<boolean>;
+  touchKey(id: string, now: number): Promise<void>;
 }
 
 /** Daily quota counters per metered identity (see identity/quota.ts). */
 export interface QuotaStore {
-  /** Checks and counts one unit atomically. */
-  consume(identity: string, kind: QuotaKind, limit: number, now?: number): QuotaResult;
-  peek(identity: string, kind: QuotaKind, limit: number, now?: number): QuotaResult;
-  refund(identity: string, draw: QuotaDraw): boolean;
+  /** Checks and counts one unit atomically, exact across processes and nodes. */
+  consume(identity: string, kind: QuotaKind, limit: number, now?: number): Promise<QuotaResult>;
+  peek(identity: string, kind: QuotaKind, limit: number, now?: number): Promise<QuotaResult>;
+  refund(identity: string, draw: QuotaDraw): Promise<boolean>;
+}
+
+/**
+ * The per-minute write limit as a sliding-window log (see identity/ratelimit.ts), exact across
+ * nodes: the check and the count happen in one atomic step in the database.
+ */
+export interface WriteLimitStore {
+  admit(key: string, limit: number, windowMs: number, now: number): Promise<RateLimitResult>;
+}
+
+/** Secrets every node must share (link signing, webhook signing): made once on first start, read after. */
+export interface SecretStore {
+  /**
+   * The secret called `name`. The first call anywhere stores `initial` (an existing key being
+   * adopted) or else 32 random bytes; every later call, on any node, returns that same value.
+   */
+  secret(name: string, initial?: Buffer): Promise<Buffer>;
+}
+
+/** All record stores of one database, opened together. */
+export interface Records {
+  requests: RequestStore;
+  keys: KeyStore;
+  quotas: QuotaStore;
+  writeLimits: WriteLimitStore;
+  secrets: SecretStore;
+  close(): Promise<void>;
 }
 
 export interface BlobStat {
@@ -178,22 +227,56 @@ export interface BlobWriter {
   abort(): Promise<void>;
 }
 
-/** Blob storage for inputs and artifacts, addressed by keys like `inputs/<id>`. */
+/**
+ * Blob storage for inputs and artifacts, addressed by keys like `inputs/<id>`. It has no local
+ * paths of its own: engines get one through withLocalCopy, and scratch space is each node's
+ * (run/scratch.ts).
+ */
 export interface BlobStore {
-  /** A writable for a new blob; `commit` makes it visible, `abort` removes what was written. */
+  /** Streams a new blob in; `commit` makes it visible, `abort` removes what was written. Never buffers the whole file. */
   createWriter(key: string): Promise<BlobWriter>;
-  /** Moves a local file into the store under `key`. */
-  importFile(key: string, path: string): Promise<void>;
-  /** A local path of the blob for engines to read (the blob itself on disk). */
-  localPath(key: string): Promise<string>;
+  /**
+   * Stores a local file under `key`. The file stays the caller's to delete, not to rewrite: the
+   * disk store keeps a second name of the same bytes where it can.
+   */
+  putFile(key: string, path: string): Promise<void>;
+  /**
+   * Lends a local path of the blob while `fn` runs (disk: the blob itself; remote stores: a
+   * download into `scratchDir`, removed after `fn`). The path is read-only for `fn`.
+   */
+  withLocalCopy<T>(key: string, scratchDir: string, fn: (path: string) => Promise<T>): Promise<T>;
   stat(key: string): Promise<BlobStat | undefined>;
-  /** Reads the blob, or the inclusive byte range [start, end]. */
-  openRead(key: string, range?: { start: number; end: number }): Readable;
+  /** Reads the blob, or the inclusive byte range [start, end], streamed. */
+  openRead(key: string, range?: { start: number; end: number }): Promise<Readable>;
+  /**
+   * A URL that downloads the blob directly for `expiresInSeconds` (with Content-Disposition and
+   * Content-Type); absent when the store has none (disk).
+   */
+  presignedUrl?(
+    key: string,
+    opts: { filename: string; mime: string; expiresInSeconds: number },
+  ): Promise<string>;
   delete(key: string): Promise<void>;
   /** Every stored key. */
   list(): Promise<string[]>;
-  /** A scratch folder for one conversion, removed by the caller. */
-  scratchDir(name: string): Promise<string>;
-  /** Removes scratch folders left by a process that stopped. */
-  clearScratch(): Promise<void>;
+  close?(): Promise<void>;
+}
+
+/** The seam between the API and the workers. */
+export interface JobQueue {
+  /** Enqueues one conversion; the same request id enqueued twice is one job. */
+  enqueue(requestId: string): Promise<void>;
+  /**
+   * Runs `handler` for jobs, at most `concurrency` at once, until stop(). A handler that throws is
+   * retried (up to the queue's retry limit); a job whose worker died (no heartbeat, lease expired)
+   * is given to another worker.
+   */
+  work(
+    handler: (requestId: string, signal: AbortSignal) => Promise<void>,
+    opts: { concurrency: number },
+  ): Promise<void>;
+  /** Jobs waiting to run. */
+  depth(): Promise<number>;
+  /** Stops taking jobs; running handlers are aborted after `graceMs` and their jobs left for another worker. */
+  stop(opts?: { graceMs?: number }): Promise<void>;
 }

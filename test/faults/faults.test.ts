@@ -10,7 +10,7 @@ import Database from 'better-sqlite3';
 import { request } from 'undici';
 import { afterAll, describe, expect, it } from 'vitest';
 import { DiskBlobStore } from '../../src/store/disk.js';
-import { DATABASE_FILE } from '../../src/store/sqlite.js';
+import { DATABASE_FILE } from '../../src/store/sqlite-db.js';
 import {
   blobFiles,
   filePart,

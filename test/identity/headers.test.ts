@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { limiterState, quotaState, rateLimitHeaders, retryAfterSeconds } from '../../src/identity/headers.js';
-import { SlidingWindowLimiter } from '../../src/identity/ratelimit.js';
+import { windowDecision } from '../../src/identity/ratelimit.js';
 
 describe('rateLimitHeaders', () => {
   it('writes one policy item and one state item per limit', () => {
     const now = Date.parse('2026-03-10T12:00:00Z');
-    const limiter = new SlidingWindowLimiter({ now: () => now, pruneIntervalMs: 0 });
-    const writes = limiterState('writes', limiter.consume('ip:a'));
+    // The first write of a window of 30 per minute.
+    const writes = limiterState('writes', windowDecision(true, 1, now, 30, 60_000, now));
     const conversions = quotaState('conversions', {
       allowed: true,
       limit: 20,
@@ -18,7 +18,6 @@ describe('rateLimitHeaders', () => {
       'RateLimit-Policy': '"writes";q=30;w=60, "conversions";q=20;w=86400',
       RateLimit: '"writes";r=29;t=60, "conversions";r=19;t=43200',
     });
-    limiter.close();
   });
 
   it('never writes a negative or fractional number and escapes names', () => {

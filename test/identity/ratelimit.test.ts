@@ -1,71 +1,76 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { SlidingWindowLimiter } from '../../src/identity/ratelimit.js';
+import { openSqliteRecords } from '../../src/store/sqlite-records.js';
+import type { Records } from '../../src/store/types.js';
 
-const limiters: SlidingWindowLimiter[] = [];
-afterEach(() => {
-  for (const l of limiters.splice(0)) l.close();
+const opened: { records: Records; dir: string }[] = [];
+afterEach(async () => {
+  for (const { records, dir } of opened.splice(0)) {
+    await records.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
 
+/** A write limit of 30 a minute on a fresh database, with a clock the test moves. */
 function limiterAt(startMs = 0) {
+  const dir = mkdtempSync(join(tmpdir(), 'fileconv-ratelimit-'));
+  const records = openSqliteRecords(join(dir, 'fileconv.db'));
+  opened.push({ records, dir });
   const clock = { t: startMs };
-  const limiter = new SlidingWindowLimiter({
-    limit: 30,
-    windowMs: 60_000,
-    now: () => clock.t,
-    pruneIntervalMs: 0,
-  });
-  limiters.push(limiter);
-  return { limiter, clock };
+  const consume = (key: string) => records.writeLimits.admit(key, 30, 60_000, clock.t);
+  return { consume, clock };
 }
 
-describe('SlidingWindowLimiter', () => {
-  it('admits 30 and refuses the 31st within a minute', () => {
-    const { limiter, clock } = limiterAt();
+describe('per-minute write limit (sliding window in the database)', () => {
+  it('admits 30 and refuses the 31st within a minute', async () => {
+    const { consume, clock } = limiterAt();
     for (let i = 0; i < 30; i++) {
       clock.t = i * 1000;
-      const r = limiter.consume('203.0.113.7');
+      const r = await consume('203.0.113.7');
       expect(r.allowed).toBe(true);
       expect(r.remaining).toBe(29 - i);
     }
     clock.t = 30_000;
-    const refused = limiter.consume('203.0.113.7');
+    const refused = await consume('203.0.113.7');
     expect(refused).toMatchObject({ allowed: false, limit: 30, remaining: 0, retryAfterSeconds: 30 });
     expect(refused.resetAt.getTime()).toBe(60_000);
     // Another key is not affected.
-    expect(limiter.consume('198.51.100.1').allowed).toBe(true);
+    expect((await consume('198.51.100.1')).allowed).toBe(true);
   });
 
-  it('never lets a 60 s span admit more than 30 at the window boundary', () => {
-    const { limiter, clock } = limiterAt();
+  it('never lets a 60 s span admit more than 30 at the window boundary', async () => {
+    const { consume, clock } = limiterAt();
     // 10 early, 20 at t=59.9 s.
     clock.t = 0;
-    for (let i = 0; i < 10; i++) expect(limiter.consume('k').allowed).toBe(true);
+    for (let i = 0; i < 10; i++) expect((await consume('k')).allowed).toBe(true);
     clock.t = 59_900;
-    for (let i = 0; i < 20; i++) expect(limiter.consume('k').allowed).toBe(true);
-    expect(limiter.consume('k').allowed).toBe(false);
+    for (let i = 0; i < 20; i++) expect((await consume('k')).allowed).toBe(true);
+    expect((await consume('k')).allowed).toBe(false);
 
     // At 60.1 s only the 10 from t=0 have left the window.
     clock.t = 60_100;
     let admitted = 0;
-    for (let i = 0; i < 40; i++) if (limiter.consume('k').allowed) admitted++;
+    for (let i = 0; i < 40; i++) if ((await consume('k')).allowed) admitted++;
     expect(admitted).toBe(10);
-    const refused = limiter.consume('k');
+    const refused = await consume('k');
     expect(refused.allowed).toBe(false);
     expect(refused.resetAt.getTime()).toBe(59_900 + 60_000);
     expect(refused.retryAfterSeconds).toBe(60);
   });
 
-  it('holds the invariant under a random schedule', () => {
-    const { limiter, clock } = limiterAt();
+  it('holds the invariant under a random schedule', async () => {
+    const { consume, clock } = limiterAt();
     const admittedAt: number[] = [];
     let seed = 42;
     const rand = () => {
       seed = (seed * 1103515245 + 12345) % 2 ** 31;
       return seed / 2 ** 31;
     };
-    for (let i = 0; i < 5000; i++) {
+    for (let i = 0; i < 2000; i++) {
       clock.t += Math.floor(rand() * 4000);
-      if (limiter.consume('k').allowed) admittedAt.push(clock.t);
+      if ((await consume('k')).allowed) admittedAt.push(clock.t);
     }
     // Every half-open span [a, a + 60 s) starting at an admission holds at most 30 admissions.
     for (let i = 0; i < admittedAt.length; i++) {
@@ -76,46 +81,25 @@ describe('SlidingWindowLimiter', () => {
     expect(admittedAt.length).toBeGreaterThan(100);
   });
 
-  it('does not count refused requests, and peek counts nothing', () => {
-    const { limiter, clock } = limiterAt();
-    for (let i = 0; i < 30; i++) limiter.consume('k');
-    for (let i = 0; i < 100; i++) limiter.consume('k');
+  it('does not count refused requests', async () => {
+    const { consume, clock } = limiterAt();
+    for (let i = 0; i < 30; i++) await consume('k');
+    for (let i = 0; i < 100; i++) await consume('k');
     clock.t = 60_000;
-    expect(limiter.peek('k')).toMatchObject({ allowed: true, remaining: 30 });
-    expect(limiter.peek('k').remaining).toBe(30);
-    expect(limiter.consume('k').remaining).toBe(29);
+    expect(await consume('k')).toMatchObject({ allowed: true, remaining: 29 });
   });
 
-  it('reports the reset of the oldest counted request', () => {
-    const { limiter, clock } = limiterAt(1_000_000);
-    const first = limiter.consume('k');
+  it('reports the reset of the oldest counted request', async () => {
+    const { consume, clock } = limiterAt(1_000_000);
+    const first = await consume('k');
     expect(first.resetAt.getTime()).toBe(1_060_000);
     clock.t = 1_030_000;
-    expect(limiter.consume('k').resetAt.getTime()).toBe(1_060_000);
-    expect(limiter.peek('fresh').resetAt.getTime()).toBe(1_030_000);
+    expect((await consume('k')).resetAt.getTime()).toBe(1_060_000);
   });
 
-  it('prunes idle keys so memory stays bounded', () => {
-    const { limiter, clock } = limiterAt();
-    for (let i = 0; i < 1000; i++) limiter.consume(`ip-${i}`);
-    expect(limiter.size).toBe(1000);
-    clock.t = 30_000;
-    limiter.consume('late');
-    limiter.prune();
-    expect(limiter.size).toBe(1001);
-    clock.t = 60_000;
-    limiter.prune();
-    expect(limiter.size).toBe(1);
-    clock.t = 90_000;
-    limiter.prune();
-    expect(limiter.size).toBe(0);
-    // peek does not create entries.
-    limiter.peek('nobody');
-    expect(limiter.size).toBe(0);
-  });
-
-  it('rejects nonsense settings', () => {
-    expect(() => new SlidingWindowLimiter({ limit: 0, pruneIntervalMs: 0 })).toThrow(RangeError);
-    expect(() => new SlidingWindowLimiter({ windowMs: 0, pruneIntervalMs: 0 })).toThrow(RangeError);
+  it('admits exactly the limit to 50 writes racing on one key', async () => {
+    const { consume } = limiterAt(5_000);
+    const results = await Promise.all(Array.from({ length: 50 }, () => consume('race')));
+    expect(results.filter((r) => r.allowed)).toHaveLength(30);
   });
 });

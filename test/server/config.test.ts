@@ -1,9 +1,10 @@
-import { statSync } from 'node:fs';
+import { existsSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { resolveServeConfig } from '../../src/server/config.js';
-import { get, removeDir, startTestServer, type TestServer } from './helpers.js';
+import { LinkSigner } from '../../src/server/tokens.js';
+import { get, removeDir, startTestServer, submit, type TestServer, tempDir, waitDone } from './helpers.js';
 
 describe('serve configuration', () => {
   it('has the documented defaults', () => {
@@ -53,6 +54,19 @@ describe('serve configuration', () => {
   });
 });
 
+describe('download mode', () => {
+  it('streams by default, takes presigned from the flag or FILECONV_DOWNLOADS, refuses anything else', () => {
+    expect(resolveServeConfig({}, {}).downloads).toBe('signed');
+    expect(resolveServeConfig({}, { FILECONV_DOWNLOADS: 'presigned' }).downloads).toBe('presigned');
+    expect(resolveServeConfig({ downloads: 'signed' }, { FILECONV_DOWNLOADS: 'presigned' }).downloads).toBe(
+      'signed',
+    );
+    expect(() => resolveServeConfig({ downloads: 'direct' }, {})).toThrow(
+      /--downloads must be signed or presigned/,
+    );
+  });
+});
+
 describe('data directory', () => {
   let server: TestServer;
   afterAll(async () => {
@@ -60,11 +74,10 @@ describe('data directory', () => {
     removeDir(server.dataDir);
   });
 
-  it('holds the database and a signing key readable only by its owner; links use --public-url', async () => {
+  it('holds the database, with the signing key, readable only by its owner; links use --public-url', async () => {
     server = await startTestServer({ publicUrl: 'https://files.example.com' });
-    expect(statSync(join(server.dataDir, 'signing.key')).mode & 0o777).toBe(0o600);
-    expect(statSync(join(server.dataDir, 'fileconv.db')).isFile()).toBe(true);
-    const { submit, waitDone } = await import('./helpers.js');
+    expect(statSync(join(server.dataDir, 'fileconv.db')).mode & 0o777).toBe(0o600);
+    expect(existsSync(join(server.dataDir, 'signing.key'))).toBe(false);
     const id = await submit(server.url, 'csv-json', 'a.csv', 'a,b\n1,2\n');
     const done = await waitDone(server.url, id);
     expect(done.artifacts[0].download).toBe(
@@ -78,5 +91,41 @@ describe('data directory', () => {
     expect(head.status).toBe(200);
     expect(head.headers['content-length']).toBe(String(done.artifacts[0].size));
     expect(head.text).toBe('');
+  });
+});
+
+/** The signed file link of a finished request's first artifact, as the artifact route hands it out. */
+async function fileLink(s: TestServer): Promise<URL> {
+  const id = await submit(s.url, 'csv-json', 'a.csv', 'a,b\n1,2\n');
+  await waitDone(s.url, id);
+  const redirect = await get(`${s.url}/api/public/requests/${id}/artifacts/json`);
+  return new URL(String(redirect.headers.location));
+}
+
+describe('signing secret', () => {
+  it('adopts the signing.key of an older data directory and keeps it in the database after', async () => {
+    const dataDir = tempDir();
+    const legacy = Buffer.alloc(32, 7);
+    writeFileSync(join(dataDir, 'signing.key'), `${legacy.toString('hex')}\n`, { mode: 0o600 });
+    const signer = new LinkSigner(legacy);
+    const signedWith = (link: URL) => {
+      const opaque = link.pathname.split('/').pop()!;
+      const expires = Number(link.searchParams.get('expires'));
+      return signer.verify(opaque, expires, link.searchParams.get('signature')!);
+    };
+    try {
+      let s = await startTestServer({ dataDir });
+      expect(signedWith(await fileLink(s))).toBe(true);
+      await s.stop();
+      // The file is no longer needed: the database holds the adopted key.
+      rmSync(join(dataDir, 'signing.key'));
+      s = await startTestServer({ dataDir });
+      const link = await fileLink(s);
+      expect(signedWith(link)).toBe(true);
+      expect((await get(`${s.url}${link.pathname}${link.search}`, {}, 'HEAD')).status).toBe(200);
+      await s.stop();
+    } finally {
+      removeDir(dataDir);
+    }
   });
 });

@@ -5,8 +5,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { generateApiKey, generateOwnerToken, hashSecret, keyPrefix } from '../../src/identity/keys.js';
 import { nextUtcMidnight } from '../../src/identity/quota.js';
 import { DEFAULT_QUOTAS, parseQuotas, resolveServeConfig } from '../../src/server/config.js';
-import { DATABASE_FILE, openDatabase } from '../../src/store/sqlite.js';
-import { SqliteKeyStore } from '../../src/store/sqlite-identity.js';
+import { DATABASE_FILE } from '../../src/store/sqlite-db.js';
+import { openDataDirRecords } from '../../src/store/sqlite-records.js';
 import {
   type Answer,
   type ChildServer,
@@ -60,17 +60,17 @@ function cli(args: string[]): Promise<{ code: number | null; stdout: string; std
 }
 
 /** Adds a key straight to a server's database (as `fileconv keys create` does). */
-function addKey(dataDir: string): { id: string; key: string } {
+async function addKey(dataDir: string): Promise<{ id: string; key: string }> {
   const key = generateApiKey();
   const id = `key_${hashSecret(key).slice(0, 12)}`;
-  const db = openDatabase(join(dataDir, DATABASE_FILE));
-  new SqliteKeyStore(db).createKey({
+  const records = openDataDirRecords(dataDir);
+  await records.keys.createKey({
     id,
     hash: hashSecret(key),
     prefix: keyPrefix(key),
     createdAt: Date.now(),
   });
-  db.close();
+  await records.close();
   return { id, key };
 }
 
@@ -235,7 +235,7 @@ describe('daily quotas', () => {
     expect(refused.headers['ratelimit-policy']).toContain('"conversions";q=2;w=86400');
     expect(remaining(refused, 'conversions')).toBe(0);
 
-    const { key } = addKey(s.dataDir);
+    const { key } = await addKey(s.dataDir);
     const auth = { authorization: `Bearer ${key}` };
     expect((await convert(s.url, 'csv-json', 'a.csv', 'a,b\n1,2\n', auth)).status).toBe(202);
     expect((await convert(s.url, 'csv-json', 'a.csv', 'a,b\n1,2\n', auth)).status).toBe(429);

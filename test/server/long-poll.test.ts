@@ -5,12 +5,12 @@ import { get, makeDocx, removeDir, startTestServer, submit, type TestServer, tem
 
 let server: TestServer;
 
-function running(id: string): boolean {
-  return server.context.store.getRequest(id)?.status === 'running';
+async function running(id: string): Promise<boolean> {
+  return (await server.context.store.getRequest(id))?.status === 'running';
 }
 
-async function until(check: () => boolean): Promise<void> {
-  for (let i = 0; i < 600 && !check(); i++) await new Promise((r) => setTimeout(r, 50));
+async function until(check: () => boolean | Promise<boolean>): Promise<void> {
+  for (let i = 0; i < 600 && !(await check()); i++) await new Promise((r) => setTimeout(r, 50));
 }
 let scratch: string;
 beforeAll(async () => {
@@ -47,7 +47,7 @@ describe('GET /api/public/requests/{id}?wait=N', () => {
     const reading = request(`${server.url}/api/public/requests/${id}?wait=30`, {
       signal: controller.signal,
     }).catch(() => 'hung up');
-    await until(() => changes.waiting(id) === 1 || !running(id));
+    await until(async () => changes.waiting(id) === 1 || !(await running(id)));
     const hungUpWhileWaiting = changes.waiting(id) === 1;
     controller.abort();
     // Only if the conversions outran the reader could it have had its answer already.

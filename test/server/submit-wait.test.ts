@@ -67,7 +67,7 @@ describe('POST /api/public/convert?wait=N', () => {
   });
 
   it('refuses a wait that is not a whole number of seconds from 0 to 60, before filing anything', async () => {
-    const before = server.context.store.countQueued();
+    const before = await server.context.store.countQueued();
     for (const wait of ['61', '-1', 'abc', '1.5', '', '100']) {
       const res = await convert(`?wait=${wait}`, 'csv-json', 'b.csv', 'a,b\n1,2\n');
       expect({ wait, status: res.status, code: res.json?.error?.code }).toEqual({
@@ -76,6 +76,6 @@ describe('POST /api/public/convert?wait=N', () => {
         code: 'INVALID_REQUEST',
       });
     }
-    expect(server.context.store.countQueued()).toBeLessThanOrEqual(before);
+    expect(await server.context.store.countQueued()).toBeLessThanOrEqual(before);
   });
 });

@@ -1,5 +1,5 @@
+import { execFileSync } from 'node:child_process';
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -10,6 +10,7 @@ import {
   type Json,
   metaPart,
   post,
+  ROOT,
   removeDir,
   startChildServer,
   startTestServer,
@@ -31,6 +32,16 @@ function verify(secret: string, header: string | undefined, body: string): boole
   const expected = createHmac('sha256', secret).update(`${m[1]}.${body}`).digest();
   const fresh = Math.abs(Date.now() / 1000 - Number(m[1])) < 300;
   return fresh && timingSafeEqual(expected, Buffer.from(m[2]!, 'hex'));
+}
+
+/** The secret as a receiver's operator gets it: `fileconv keys webhook-secret` on the data directory. */
+async function storedWebhookSecret(dataDir: string): Promise<string> {
+  const printed = execFileSync(
+    process.execPath,
+    [join(ROOT, 'bin', 'fileconv'), 'keys', 'webhook-secret', '--data-dir', dataDir],
+    { encoding: 'utf8', env: { ...process.env, FILECONV_WEBHOOK_SECRET: '' } },
+  );
+  return printed.trim();
 }
 
 let receiver: Server;
@@ -69,7 +80,7 @@ beforeAll(async () => {
       webhookRetryDelaysMs: [50, 100, 150],
     },
   );
-  secret = readFileSync(join(server.dataDir, 'webhook.key'), 'utf8').trim();
+  secret = await storedWebhookSecret(server.dataDir);
 });
 afterAll(async () => {
   await server.stop();
@@ -202,7 +213,7 @@ describe('fileconv serve with FILECONV_TEST_ALLOW_LOOPBACK_SOURCES=1', () => {
       for (let i = 0; i < 200 && !deliveries.get('/cli'); i++) await new Promise((r) => setTimeout(r, 50));
       const got = deliveries.get('/cli') ?? [];
       expect(got).toHaveLength(1);
-      const childSecret = readFileSync(join(dataDir, 'webhook.key'), 'utf8').trim();
+      const childSecret = await storedWebhookSecret(dataDir);
       expect(verify(childSecret, got[0]!.headers['x-fileconv-signature'] as string, got[0]!.body)).toBe(true);
       expect(JSON.parse(got[0]!.body).request_id).toBe(res.json.request_id);
     } finally {

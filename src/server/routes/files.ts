@@ -1,19 +1,10 @@
 import { Readable } from 'node:stream';
 import type { Context, Hono } from 'hono';
 import { FileconvError } from '../../errors/index.js';
+import { contentDisposition } from '../../intake/filename.js';
 import type { AppEnv, ServerContext } from '../context.js';
 import { signedLinkQuerySchema } from '../schemas/query.js';
 import { decodeOpaque } from '../tokens.js';
-
-/** `attachment` with an ASCII fallback name and the exact UTF-8 one (RFC 6266 / 5987). */
-export function contentDisposition(filename: string): string {
-  const ascii = filename.replace(/[^\x20-\x7e]/g, '_').replace(/["\\]/g, '_') || 'download';
-  const encoded = encodeURIComponent(filename).replace(
-    /['()*]/g,
-    (ch) => `%${ch.charCodeAt(0).toString(16).toUpperCase()}`,
-  );
-  return `attachment; filename="${ascii}"; filename*=UTF-8''${encoded}`;
-}
 
 type Range = { start: number; end: number } | 'unsatisfiable' | undefined;
 
@@ -43,7 +34,7 @@ export function registerFileRoutes(app: Hono<AppEnv>, ctx: ServerContext): void 
     const { expires } = link.data;
     if (expires < Math.floor(Date.now() / 1000)) throw new FileconvError('LINK_EXPIRED');
     const target = decodeOpaque(opaque);
-    const artifact = target && ctx.store.artifact(target.requestId, target.name);
+    const artifact = target && (await ctx.store.artifact(target.requestId, target.name));
     if (!artifact) throw new FileconvError('ARTIFACT_NOT_FOUND');
     const blob = artifact.expired ? undefined : await ctx.blobs.stat(artifact.blobKey);
     if (!blob) throw new FileconvError('ARTIFACT_EXPIRED');
@@ -73,7 +64,7 @@ export function registerFileRoutes(app: Hono<AppEnv>, ctx: ServerContext): void 
     if (range) headers['Content-Range'] = `bytes ${start}-${end}/${blob.size}`;
     if (c.req.method === 'HEAD') return c.body(null, status, headers);
     if (start === 0) {
-      ctx.store.addEvent(artifact.requestId, {
+      await ctx.store.addEvent(artifact.requestId, {
         at: Date.now(),
         kind: 'downloaded',
         message: `Artifact ${artifact.name} downloaded${range ? ' (partial)' : ''}.`,
@@ -81,7 +72,7 @@ export function registerFileRoutes(app: Hono<AppEnv>, ctx: ServerContext): void 
     }
     if (blob.size === 0) return c.body(null, status, headers);
     const stream = Readable.toWeb(
-      ctx.blobs.openRead(artifact.blobKey, { start, end }),
+      await ctx.blobs.openRead(artifact.blobKey, { start, end }),
     ) as ReadableStream<Uint8Array>;
     return c.body(stream, status, headers);
   };

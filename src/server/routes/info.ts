@@ -11,9 +11,9 @@ const DAY_MS = 86_400_000;
 export function registerInfoRoutes(app: Hono<AppEnv>, ctx: ServerContext): void {
   const { store, engine } = ctx;
 
-  app.get('/api/public/stats', (c) => {
+  app.get('/api/public/stats', async (c) => {
     c.header('Cache-Control', 'no-store');
-    return c.json(statsView(store.conversionCounts(Date.now() - DAY_MS)));
+    return c.json(statsView(await store.conversionCounts(Date.now() - DAY_MS)));
   });
 
   app.get('/api/public/conversions', async (c) => {
@@ -53,7 +53,7 @@ export function registerInfoRoutes(app: Hono<AppEnv>, ctx: ServerContext): void 
     if (ctx.state.draining)
       throw new FileconvError('CONVERT_API_UNAVAILABLE', 'The server is shutting down.');
     try {
-      store.checkWritable();
+      await store.checkWritable();
     } catch (e) {
       ctx.log(`readiness: database not writable: ${(e as Error).message}`);
       throw new FileconvError('CONVERT_API_UNAVAILABLE', 'The database is not writable.');
@@ -66,7 +66,7 @@ export function registerInfoRoutes(app: Hono<AppEnv>, ctx: ServerContext): void 
       database: 'ok',
       engines: engines.length,
       conversions: plans.length,
-      queued: ctx.queue.size,
+      queued: await ctx.queue.depth(),
     });
   });
 }

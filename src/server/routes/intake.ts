@@ -19,6 +19,17 @@ import { awaitEnd, MAX_SUBMIT_WAIT_SECONDS, waitMs } from '../wait.js';
 /** Detection answers within this time or fails (api.md: synchronous, at most 20 s). */
 const DETECT_TIMEOUT_MS = 20_000;
 
+/** Detects a stored upload through a local copy (the blob itself on disk). */
+function detectBlob(
+  ctx: ServerContext,
+  key: string,
+  opts: Parameters<ServerContext['engine']['detect']>[1],
+): ReturnType<ServerContext['engine']['detect']> {
+  return ctx.scratch.withDir('detect', (dir) =>
+    ctx.blobs.withLocalCopy(key, dir, (path) => ctx.engine.detect(path, opts)),
+  );
+}
+
 /**
  * Runs before every write, after the caller is known: counts it against the per-minute limit,
  * refuses while shutting down or when the quota is already used up (before the body is read),
@@ -26,15 +37,15 @@ const DETECT_TIMEOUT_MS = 20_000;
  */
 function writeGate(ctx: ServerContext, operation: WriteOperation): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
-    enforceWriteLimit(c, ctx.limits);
+    await enforceWriteLimit(c, ctx.limits);
     if (ctx.state.draining)
       throw new FileconvError(
         'CONVERT_API_UNAVAILABLE',
         'The server is shutting down; retry after a minute.',
       );
     // Which quota a conversion draws on (voice or not) is known only once its meta is read.
-    if (operation === 'detect') checkQuotaLeft(c, ctx.limits, 'file_checks');
-    else reportLimits(c, ctx.limits.standing(c.get('identity'), 'conversions'));
+    if (operation === 'detect') await checkQuotaLeft(c, ctx.limits, 'file_checks');
+    else reportLimits(c, await ctx.limits.standing(c.get('identity'), 'conversions'));
     const sent = c.req.header('x-owner-token');
     if (sent !== undefined && !OWNER_TOKEN.test(sent)) {
       throw new FileconvError(
@@ -118,22 +129,22 @@ export function registerIntakeRoutes(app: Hono<AppEnv>, ctx: ServerContext): voi
         );
       if (file.size === 0) throw new FileconvError('INTAKE_FAILED', 'The file part is empty.');
       const declared = upload.fields.get('declared')?.value;
-      const draw = drawQuota(c, ctx.limits, 'file_checks');
+      const draw = await drawQuota(c, ctx.limits, 'file_checks');
       const report = await withTimeout(
-        engine.detect(await blobs.localPath(file.key), {
+        detectBlob(ctx, file.key, {
           declared,
           filename: file.filename,
           contentType: file.contentType,
         }),
         DETECT_TIMEOUT_MS,
         () => new FileconvError('CONVERT_API_UNAVAILABLE', 'Detection took longer than 20 s; retry later.'),
-      ).catch((e: unknown) => {
+      ).catch(async (e: unknown) => {
         // A check that produced no report is not counted.
-        ctx.limits.refund(meteredAs(c.get('identity')), draw);
+        await ctx.limits.refund(meteredAs(c.get('identity')), draw);
         throw e;
       });
       const now = Date.now();
-      store.createRequest(
+      await store.createRequest(
         {
           id,
           kind: 'detect',
@@ -158,7 +169,7 @@ export function registerIntakeRoutes(app: Hono<AppEnv>, ctx: ServerContext): voi
   });
 
   app.post('/api/public/convert', writeGate(ctx, 'convert'), async (c) => {
-    if (ctx.queue.size >= ctx.config.maxQueued) {
+    if ((await ctx.queue.depth()) >= ctx.config.maxQueued) {
       throw new FileconvError('CONVERT_API_UNAVAILABLE', 'The work queue is full; retry after a minute.');
     }
     // Checked before the body is read, so a bad wait costs the client no upload.
@@ -193,12 +204,11 @@ export function registerIntakeRoutes(app: Hono<AppEnv>, ctx: ServerContext): voi
       const { plans } = await engine.catalog();
       let plan: Plan | undefined;
       let report: Awaited<ReturnType<typeof engine.detect>> | undefined;
-      const path = await blobs.localPath(file.key);
       if (meta.conversion !== undefined) {
         plan = findPlan(plans, meta.conversion);
         if (!plan) throw unsupported(meta.conversion);
       } else if (meta.sourceUrl !== undefined && meta.to !== undefined) {
-        report = await engine.detect(path, { filename: file.filename, contentType: file.contentType });
+        report = await detectBlob(ctx, file.key, { filename: file.filename, contentType: file.contentType });
         const to = resolveFormat(meta.to)?.id ?? meta.to;
         const from = sourceFormatOf(report);
         plan = from ? findPlan(plans, `${from}-${to}`) : undefined;
@@ -217,7 +227,7 @@ export function registerIntakeRoutes(app: Hono<AppEnv>, ctx: ServerContext): voi
       }
       validateOptions(meta.options ?? {}, optionFamilies(plan));
       if (meta.webhook) await ctx.webhooks.checkTarget(meta.webhook, c.req.raw.signal);
-      report ??= await engine.detect(path, {
+      report ??= await detectBlob(ctx, file.key, {
         declared: plan.from,
         filename: file.filename,
         contentType: file.contentType,
@@ -228,10 +238,11 @@ export function registerIntakeRoutes(app: Hono<AppEnv>, ctx: ServerContext): voi
       const detectedAt = Date.now();
       // Only accepted work counts: the unit is taken once the request is valid, just before it is filed.
       const isVoice = plan.family === 'voice' || plan.steps.some((s) => s.edge.family === 'voice');
-      const draw = drawQuota(c, ctx.limits, isVoice ? 'voice' : 'conversions');
+      const draw = await drawQuota(c, ctx.limits, isVoice ? 'voice' : 'conversions');
       const identity = meteredAs(c.get('identity'));
+      const ahead = await ctx.queue.depth();
       try {
-        store.createRequest(
+        await store.createRequest(
           {
             id,
             kind: 'convert',
@@ -252,25 +263,21 @@ export function registerIntakeRoutes(app: Hono<AppEnv>, ctx: ServerContext): voi
           [
             event(received, 'received', `Received ${file.filename} (${file.size} bytes) for ${plan.key}.`),
             event(detectedAt, 'detected', detectMessage(report)),
-            event(
-              detectedAt,
-              'queued',
-              `Queued behind ${ctx.queue.size} other conversion${ctx.queue.size === 1 ? '' : 's'}.`,
-            ),
+            event(detectedAt, 'queued', `Queued behind ${ahead} other conversion${ahead === 1 ? '' : 's'}.`),
           ],
         );
       } catch (e) {
-        ctx.limits.refund(identity, draw);
+        await ctx.limits.refund(identity, draw);
         throw e;
       }
       stored = false;
-      if (meta.webhook) ctx.webhooks.register(id, meta.webhook, baseUrl(c, ctx.config));
+      if (meta.webhook) await ctx.webhooks.register(id, meta.webhook, baseUrl(c, ctx.config));
       ctx.queue.pump();
       // ?wait=N (an extension of api.md): the finished request as GET /requests/{id} shows it, if it ends in time.
       const finished = wait > 0 ? await awaitEnd(ctx, id, wait, c.req.raw.signal) : undefined;
       if (finished && finished.status !== 'running') {
         c.header('Cache-Control', 'no-store');
-        return c.json(requestView(finished, store.artifacts(id), baseUrl(c, ctx.config)));
+        return c.json(requestView(finished, await store.artifacts(id), baseUrl(c, ctx.config)));
       }
       return c.json({ request_id: id, status: 'running' }, 202);
     } finally {

@@ -13,17 +13,17 @@ export const LINK_TTL_SECONDS = 3600;
 export function registerRequestRoutes(app: Hono<AppEnv>, ctx: ServerContext): void {
   const { store } = ctx;
 
-  const load = (id: string) => {
-    const r = isRequestId(id) ? store.getRequest(id) : undefined;
+  const load = async (id: string) => {
+    const r = isRequestId(id) ? await store.getRequest(id) : undefined;
     if (!r) throw new FileconvError('REQUEST_NOT_FOUND');
     return r;
   };
 
   // Before /requests/:id, so "recent" is never read as an id.
-  app.get('/api/public/requests/recent', (c) => {
+  app.get('/api/public/requests/recent', async (c) => {
     const token = parseOrThrow(ownerTokenSchema, c.req.header('x-owner-token'), { root: 'X-Owner-Token' });
     const limit = parseOrThrow(recentLimitSchema, c.req.query('limit'), { root: 'limit' }) ?? RECENT_DEFAULT;
-    return c.json({ requests: store.recentByOwner(sha256Hex(token), limit).map(recentView) });
+    return c.json({ requests: (await store.recentByOwner(sha256Hex(token), limit)).map(recentView) });
   });
 
   // With ?wait=N the answer is held until the request is no longer running (succeeded or failed)
@@ -31,21 +31,21 @@ export function registerRequestRoutes(app: Hono<AppEnv>, ctx: ServerContext): vo
   app.get('/api/public/requests/:id', async (c) => {
     const id = c.req.param('id');
     const wait = waitMs(c.req.query('wait'), MAX_READ_WAIT_SECONDS);
-    let r = load(id);
+    let r = await load(id);
     if (r.status === 'running') r = (await awaitEnd(ctx, id, wait, c.req.raw.signal)) ?? r;
     c.header('Cache-Control', 'no-store');
-    return c.json(requestView(r, store.artifacts(r.id), baseUrl(c, ctx.config)));
+    return c.json(requestView(r, await store.artifacts(r.id), baseUrl(c, ctx.config)));
   });
 
-  app.get('/api/public/requests/:id/artifacts/:name', (c) => {
-    const r = load(c.req.param('id'));
+  app.get('/api/public/requests/:id/artifacts/:name', async (c) => {
+    const r = await load(c.req.param('id'));
     const name = c.req.param('name');
     if (r.status === 'failed') {
       throw new FileconvError('CONVERT_FAILED', r.error?.message ?? 'The conversion failed.', {
         extra: { detail: r.error?.code ?? 'CONVERT_FAILED' },
       });
     }
-    const artifact = store.artifact(r.id, name);
+    const artifact = await store.artifact(r.id, name);
     if (!artifact) {
       throw new FileconvError(
         'ARTIFACT_NOT_FOUND',
@@ -65,9 +65,9 @@ export function registerRequestRoutes(app: Hono<AppEnv>, ctx: ServerContext): vo
     );
   });
 
-  app.get('/api/public/requests/:id/timeline', (c) => {
-    const r = load(c.req.param('id'));
-    const events = store.timeline(r.id);
+  app.get('/api/public/requests/:id/timeline', async (c) => {
+    const r = await load(c.req.param('id'));
+    const events = await store.timeline(r.id);
     c.header('Cache-Control', 'no-store');
     const accept = c.req.header('accept') ?? '';
     if (/\btext\/plain\b/.test(accept) && !/application\/json/.test(accept)) {
