@@ -2,6 +2,7 @@ import { cpus } from 'node:os';
 import { resolve } from 'node:path';
 import { z } from 'zod';
 import { FileconvError } from '../errors/index.js';
+import { duration, flag, publicUrl, quotas, readText, size, wholeNumber } from './schemas/config-values.js';
 import type { UploadPace } from './upload-pace.js';
 
 /** The server's configuration, validated once at the edge and trusted everywhere after. */
@@ -126,87 +127,6 @@ const FLAGS: Record<keyof RawServeOptions, string> = {
   downloads: '--downloads',
 };
 
-/** A whole number from min to max, written as text. */
-function wholeNumber(min: number, max: number) {
-  return z
-    .string()
-    .regex(/^\s*\d+\s*$/, { error: (iss) => `must be a whole number, got "${iss.input}"` })
-    .transform(Number)
-    .pipe(
-      z
-        .number()
-        .min(min, { error: (iss) => `must be between ${min} and ${max}, got ${iss.input}` })
-        .max(max, { error: (iss) => `must be between ${min} and ${max}, got ${iss.input}` }),
-    );
-}
-
-/** A text value read by `read`, which returns the value or, for a bad one, the problem. */
-function readText<T>(read: (value: string) => T | { problem: string }) {
-  return z.string().transform((value, ctx) => {
-    const out = read(value);
-    if (typeof out === 'object' && out !== null && 'problem' in out) {
-      ctx.addIssue({ code: 'custom', message: out.problem, input: value });
-      return z.NEVER;
-    }
-    return out as T;
-  });
-}
-
-const SIZE_UNITS: Record<string, number> = {
-  '': 1,
-  b: 1,
-  k: 1024,
-  kb: 1024,
-  kib: 1024,
-  m: 1024 ** 2,
-  mb: 1024 ** 2,
-  mib: 1024 ** 2,
-  g: 1024 ** 3,
-  gb: 1024 ** 3,
-  gib: 1024 ** 3,
-};
-
-/** A byte size such as `209715200`, `200MiB`, `512k` (binary units). */
-const size = readText((value) => {
-  const m = /^\s*(\d+(?:\.\d+)?)\s*([a-z]*)\s*$/i.exec(value);
-  const unit = m ? SIZE_UNITS[m[2]!.toLowerCase()] : undefined;
-  if (!m || unit === undefined)
-    return { problem: `must be a size like 209715200, 200MiB or 512k, got "${value}"` };
-  const bytes = Math.floor(Number(m[1]) * unit);
-  return bytes < 1 ? { problem: 'must be at least 1 byte' } : bytes;
-});
-
-const DURATION_UNITS: Record<string, number> = {
-  ms: 1,
-  s: 1000,
-  '': 1000,
-  m: 60_000,
-  h: 3_600_000,
-  d: 86_400_000,
-};
-
-/** A duration such as `24h`, `90m`, `3600` (seconds), `500ms`, in ms. */
-const duration = readText((value) => {
-  const m = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h|d|)\s*$/i.exec(value);
-  if (!m) return { problem: `must be a duration like 24h, 90m, 3600s or 500ms, got "${value}"` };
-  const ms = Math.floor(Number(m[1]) * DURATION_UNITS[m[2]!.toLowerCase()]!);
-  return ms < 1 ? { problem: 'must be longer than 0' } : ms;
-});
-
-const publicUrl = readText((value) => {
-  const url = URL.canParse(value) ? new URL(value) : undefined;
-  if (!url) return { problem: `must be an absolute http(s) URL, got "${value}"` };
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') return { problem: 'must use http or https' };
-  return url.href.replace(/\/+$/, '');
-});
-
-const flag = readText((value) => {
-  const v = value.trim().toLowerCase();
-  if (['1', 'true', 'yes', 'on'].includes(v)) return true;
-  if (['0', 'false', 'no', 'off'].includes(v)) return false;
-  return { problem: `must be true or false, got "${value}"` };
-});
-
 const downloadMode = readText(
   (value) =>
     DOWNLOAD_MODES.find((m) => m === value.trim().toLowerCase()) ?? {
@@ -214,34 +134,10 @@ const downloadMode = readText(
     },
 );
 
-const quotaCount = wholeNumber(0, 1_000_000_000);
-
-/**
- * `conversions=20,voice=3,file_checks=30`; names left out keep their default, so `voice=0` alone
- * only turns voice off.
- */
-function quotas(defaults: DailyQuotas) {
-  return readText((value): DailyQuotas | { problem: string } => {
-    const out = { ...defaults };
-    for (const item of value.split(',')) {
-      if (item.trim() === '') continue;
-      const m = /^\s*([a-z_-]+)\s*=\s*(\S+)\s*$/i.exec(item);
-      const key = m?.[1]?.toLowerCase().replace(/-/g, '_');
-      if (!m || !key || !(key in out))
-        return {
-          problem: `must look like "conversions=20,voice=3,file_checks=30", got "${value.slice(0, 80)}"`,
-        };
-      const count = quotaCount.safeParse(m[2]!);
-      if (!count.success) return { problem: `${key} ${count.error.issues[0]!.message}` };
-      out[key as keyof DailyQuotas] = count.data;
-    }
-    return out;
-  });
-}
-
 /**
  * The options as flags and environment variables give them (text; a bare flag's true as "true"),
- * each read into its typed value; an option left unset stays undefined.
+ * each read into its typed value; an option left unset stays undefined. Every option needs its
+ * reader here (the `satisfies` makes a new one without it fail to compile).
  */
 const rawServeSchema = z.object({
   host: z.string().optional(),
@@ -261,7 +157,7 @@ const rawServeSchema = z.object({
   uploadMinRate: size.optional(),
   idleTimeout: duration.optional(),
   downloads: downloadMode.optional(),
-});
+} satisfies Record<keyof RawServeOptions, z.ZodType>);
 
 /** Checks `value` against `schema`; a failure names the flag, like `--port must be between 0 and 65535, got 70000.` */
 function parseOption<S extends z.ZodType>(schema: S, value: unknown, name: string): z.output<S> {
