@@ -9,7 +9,7 @@ import { registerFileRoutes } from './routes/files.js';
 import { registerInfoRoutes } from './routes/info.js';
 import { registerIntakeRoutes } from './routes/intake.js';
 import { registerRequestRoutes } from './routes/requests.js';
-import { mountOpenApi } from './schemas/document.js';
+import { mountOpenApi } from './schemas/openapi-route.js';
 import { drainRequest } from './upload.js';
 
 function routePattern(path: string): RegExp {

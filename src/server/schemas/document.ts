@@ -1,7 +1,4 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
-import type { Hono } from 'hono';
-import { packageVersion } from '../../engine/package-files.js';
-import type { AppEnv } from '../context.js';
 import { API_ROUTES } from './routes.js';
 
 const DESCRIPTION = `Identifies files and converts them between formats with real engines.
@@ -25,13 +22,4 @@ export function openApiDocument(version: string): Record<string, unknown> {
     info: { title: 'fileconv', version, description: DESCRIPTION, license: { name: 'MIT' } },
     security: [{}, { apiKey: [] }],
   }) as unknown as Record<string, unknown>;
-}
-
-/** `GET /openapi.json`: built on first request, then kept (the schemas do not change while running). */
-export function mountOpenApi(app: Hono<AppEnv>): void {
-  let document: Record<string, unknown> | undefined;
-  app.get('/openapi.json', (c) => {
-    document ??= openApiDocument(packageVersion());
-    return c.json(document);
-  });
 }
