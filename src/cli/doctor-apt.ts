@@ -4,8 +4,11 @@ import { findBinary } from '../run/process.js';
 /** What every engine runs inside (src/run/confine.ts): bubblewrap's mount namespace. */
 export const SANDBOX_PACKAGES = ['bubblewrap'];
 
-/** Tools the browser tests (chromium) and the detection benchmark (file, /usr/bin/time) use. */
-export const TEST_TOOL_PACKAGES = ['chromium', 'file', 'time'];
+/**
+ * Tools the browser tests (chromium), the detection benchmark (file, /usr/bin/time) and the
+ * PostgreSQL store tests (postgresql: initdb and postgres for a throwaway cluster) use.
+ */
+export const TEST_TOOL_PACKAGES = ['chromium', 'file', 'time', 'postgresql'];
 
 /** Debian packages among `packages` that are not installed (dpkg's view). */
 export async function missingPackages(packages: readonly string[]): Promise<string[]> {

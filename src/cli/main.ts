@@ -15,6 +15,7 @@ const COMMANDS: Record<string, () => Promise<CommandModule>> = {
   doctor: () => import('./doctor.js'),
   serve: () => import('./serve.js'),
   keys: () => import('./keys.js'),
+  worker: () => import('./worker.js'),
 };
 
 const version = packageVersion();

@@ -1,33 +1,82 @@
 import type { Command } from 'commander';
 import { FileconvError, isFileconvError } from '../errors/index.js';
 import { loopbackAllowanceFromEnv, TEST_LOOPBACK_WARNING } from '../intake/loopback.js';
-import { ENV_NAMES, type RawServeOptions, resolveServeConfig } from '../server/config.js';
+import { ENV_NAMES, type RawServeOptions, resolveServeConfig, type ServeConfig } from '../server/config.js';
 import { createLogger, LOG_FORMATS, LOG_LEVELS } from '../server/logging.js';
 import { WEBHOOK_SECRET_ENV } from '../server/secrets.js';
 import { startServer } from '../server/server.js';
 import { publicUrlIntake } from '../server/url-intake.js';
 
-export function register(program: Command): void {
-  program
-    .command('serve')
-    .description('Run the HTTP API (SQLite and local disk in --data-dir).')
-    .option('--host <host>', `address to listen on (${ENV_NAMES.host}, default 127.0.0.1)`)
-    .option('--port <port>', `port, 0 for any free one (${ENV_NAMES.port}, default 8080)`)
+/** The settings every node has, `serve` and `worker` alike: where the data is, and how much to run. */
+export function nodeOptions(command: Command): Command {
+  return command
     .option(
       '--data-dir <dir>',
-      `database, files and signing key (${ENV_NAMES.dataDir}, default ./fileconv-data)`,
+      `database, files and scratch space of this machine (${ENV_NAMES.dataDir}, default ./fileconv-data)`,
     )
-    .option('--public-url <url>', `base URL for links (${ENV_NAMES.publicUrl}, default from the Host header)`)
+    .option(
+      '--database <url>',
+      `postgres://user:password@host:port/db shared by all nodes (${ENV_NAMES.database}, default SQLite in --data-dir)`,
+    )
+    .option(
+      '--storage <url>',
+      `s3://bucket/prefix shared by all nodes, with FILECONV_S3_ENDPOINT and AWS_* (${ENV_NAMES.storage}, default --data-dir)`,
+    )
     .option('--concurrency <n>', `conversions at once (${ENV_NAMES.concurrency}, default CPU count)`)
-    .option('--max-upload <size>', `largest upload, like 200MiB (${ENV_NAMES.maxUpload}, default 209715200)`)
     .option(
       '--retention <duration>',
       `how long results are kept, like 24h (${ENV_NAMES.retention}, default 24h)`,
     )
-    .option('--max-queued <n>', `conversions waiting before 503 (${ENV_NAMES.maxQueued}, default 100)`)
     .option(
       '--shutdown-grace <duration>',
       `wait for running conversions on SIGTERM (${ENV_NAMES.shutdownGrace}, default 30s)`,
+    )
+    .option('--log-format <format>', 'json or pretty (default: pretty on a terminal, else json)')
+    .option('--log-level <level>', `${LOG_LEVELS.join(', ')} (default info)`);
+}
+
+type NodeFlags = RawServeOptions & { logFormat?: string; logLevel?: string };
+
+/** The settings of a node, validated once; undefined (exit code 2, message printed) when invalid. */
+export function nodeSettings(
+  command: string,
+  all: NodeFlags,
+): { config: ServeConfig; logger: ReturnType<typeof createLogger> } | undefined {
+  const { logFormat, logLevel, ...flags } = all;
+  // commander gives `worker: true` when --no-worker is absent; only the flag's "no" is a choice.
+  if (flags.worker === true) delete flags.worker;
+  try {
+    return {
+      config: resolveServeConfig(flags),
+      logger: createLogger({
+        format: oneOf('--log-format', logFormat, LOG_FORMATS) ?? (process.stderr.isTTY ? 'pretty' : 'json'),
+        level: oneOf('--log-level', logLevel, LOG_LEVELS) ?? 'info',
+      }),
+    };
+  } catch (e) {
+    if (!isFileconvError(e)) throw e;
+    console.error(`fileconv ${command}: ${e.message}`);
+    process.exitCode = 2;
+    return undefined;
+  }
+}
+
+export function register(program: Command): void {
+  nodeOptions(
+    program
+      .command('serve')
+      .description(
+        'Run the HTTP API and, unless --no-worker, the conversions (SQLite and local disk in --data-dir by default).',
+      ),
+  )
+    .option('--host <host>', `address to listen on (${ENV_NAMES.host}, default 127.0.0.1)`)
+    .option('--port <port>', `port, 0 for any free one (${ENV_NAMES.port}, default 8080)`)
+    .option('--public-url <url>', `base URL for links (${ENV_NAMES.publicUrl}, default from the Host header)`)
+    .option('--max-upload <size>', `largest upload, like 200MiB (${ENV_NAMES.maxUpload}, default 209715200)`)
+    .option('--max-queued <n>', `conversions waiting before 503 (${ENV_NAMES.maxQueued}, default 100)`)
+    .option(
+      '--no-worker',
+      `serve the API only; \`fileconv worker\` processes run the conversions (${ENV_NAMES.worker}=false)`,
     )
     .option(
       '--trust-proxy',
@@ -61,24 +110,10 @@ export function register(program: Command): void {
       '--downloads <mode>',
       `signed: this server streams results; presigned: its links redirect to S3 presigned URLs (${ENV_NAMES.downloads}, default signed)`,
     )
-    .option('--log-format <format>', 'json or pretty (default: pretty on a terminal, else json)')
-    .option('--log-level <level>', `${LOG_LEVELS.join(', ')} (default info)`)
-    .action(async (all: RawServeOptions & { logFormat?: string; logLevel?: string }) => {
-      const { logFormat, logLevel, ...flags } = all;
-      let config: ReturnType<typeof resolveServeConfig>;
-      let logger: ReturnType<typeof createLogger>;
-      try {
-        config = resolveServeConfig(flags);
-        logger = createLogger({
-          format: oneOf('--log-format', logFormat, LOG_FORMATS) ?? (process.stderr.isTTY ? 'pretty' : 'json'),
-          level: oneOf('--log-level', logLevel, LOG_LEVELS) ?? 'info',
-        });
-      } catch (e) {
-        if (!isFileconvError(e)) throw e;
-        console.error(`fileconv serve: ${e.message}`);
-        process.exitCode = 2;
-        return;
-      }
+    .action(async (all: NodeFlags) => {
+      const settings = nodeSettings('serve', all);
+      if (!settings) return;
+      const { config, logger } = settings;
       const allowLoopback = loopbackAllowanceFromEnv();
       if (allowLoopback) console.error(`\n${'!'.repeat(78)}\n${TEST_LOOPBACK_WARNING}\n${'!'.repeat(78)}\n`);
       const server = await startServer(config, {

@@ -1,17 +1,35 @@
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 
+/** Whether a process with this id runs on this machine. */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
 /**
- * This node's scratch space for conversions: engine outputs and local copies of remote blobs. It
- * is never shared between nodes (blobs are), and what a stopped process left is cleared at start.
+ * This process's scratch space for conversions: engine outputs and local copies of remote blobs.
+ * It is never shared (blobs are): each process of a data directory (`serve`, `worker`) has its own
+ * folder `<parent>/<pid>`, and what stopped processes left is removed when the next one starts.
  */
 export class ScratchSpace {
   constructor(readonly root: string) {}
 
-  /** Empties the folder (left-overs of a process that stopped) and makes sure it exists. */
-  async clear(): Promise<void> {
-    await rm(this.root, { recursive: true, force: true });
-    await mkdir(this.root, { recursive: true });
+  /** Removes left-overs of processes that stopped, then makes this process's folder. */
+  static async forThisProcess(parent: string): Promise<ScratchSpace> {
+    await mkdir(parent, { recursive: true });
+    for (const entry of await readdir(parent)) {
+      const pid = /^\d+$/.test(entry) ? Number(entry) : undefined;
+      if (pid !== undefined && pid !== process.pid && alive(pid)) continue;
+      await rm(join(parent, entry), { recursive: true, force: true });
+    }
+    const space = new ScratchSpace(join(parent, String(process.pid)));
+    await mkdir(space.root, { recursive: true });
+    return space;
   }
 
   /** A new folder for one conversion, removed by the caller. */
@@ -31,7 +49,7 @@ export class ScratchSpace {
   }
 }
 
-/** The scratch folder of a data directory (where it has always been). */
-export function dataDirScratch(dataDir: string): ScratchSpace {
-  return new ScratchSpace(join(dataDir, 'tmp'));
+/** The scratch folder of this process in a data directory (under `tmp/`, where it has always been). */
+export function dataDirScratch(dataDir: string): Promise<ScratchSpace> {
+  return ScratchSpace.forThisProcess(join(dataDir, 'tmp'));
 }

@@ -2,6 +2,7 @@ import { cpus } from 'node:os';
 import { resolve } from 'node:path';
 import { z } from 'zod';
 import { FileconvError } from '../errors/index.js';
+import { parseS3Url } from '../store/s3-settings.js';
 import { duration, flag, publicUrl, quotas, readText, size, wholeNumber } from './schemas/config-values.js';
 import type { UploadPace } from './upload-pace.js';
 
@@ -39,6 +40,12 @@ export interface ServeConfig {
    * the blob store's own presigned URL (`presigned`, S3 only).
    */
   downloads: DownloadMode;
+  /** Where the records are: a `postgres://` URL, or undefined for SQLite in the data directory. */
+  database: string | undefined;
+  /** Where the files are: an `s3://bucket/prefix` URL, or undefined for the data directory. */
+  storage: string | undefined;
+  /** Whether this process runs conversions (`serve --no-worker`: the API only). */
+  worker: boolean;
 }
 
 export const DOWNLOAD_MODES = ['signed', 'presigned'] as const;
@@ -77,6 +84,9 @@ export interface RawServeOptions {
   uploadMinRate?: string;
   idleTimeout?: string;
   downloads?: string;
+  database?: string;
+  storage?: string;
+  worker?: string | boolean;
 }
 
 export const DEFAULT_MAX_UPLOAD = 200 * 1024 * 1024;
@@ -104,6 +114,9 @@ export const ENV_NAMES: Record<keyof RawServeOptions, string> = {
   uploadMinRate: 'FILECONV_UPLOAD_MIN_RATE',
   idleTimeout: 'FILECONV_IDLE_TIMEOUT',
   downloads: 'FILECONV_DOWNLOADS',
+  database: 'FILECONV_DATABASE_URL',
+  storage: 'FILECONV_STORAGE',
+  worker: 'FILECONV_WORKER',
 };
 
 /** The flag of each option, which error messages name (the environment variable says the same). */
@@ -125,6 +138,9 @@ const FLAGS: Record<keyof RawServeOptions, string> = {
   uploadMinRate: '--upload-min-rate',
   idleTimeout: '--idle-timeout',
   downloads: '--downloads',
+  database: '--database',
+  storage: '--storage',
+  worker: '--worker',
 };
 
 const downloadMode = readText(
@@ -139,6 +155,28 @@ const downloadMode = readText(
  * each read into its typed value; an option left unset stays undefined. Every option needs its
  * reader here (the `satisfies` makes a new one without it fail to compile).
  */
+/** A URL as an error message may show it: without its password. */
+function redacted(value: string): string {
+  return value.replace(/(\/\/[^:/@]*:)[^@]*@/, '$1***@');
+}
+
+const databaseUrl = readText((value) => {
+  const url = URL.canParse(value) ? new URL(value) : undefined;
+  if (!url || !['postgres:', 'postgresql:'].includes(url.protocol) || !url.hostname)
+    return { problem: `must be a postgres://user:password@host:port/database URL, got "${redacted(value)}"` };
+  return value;
+});
+
+/** Checked here (bucket and prefix rules) so a bad URL stops the start, not the first upload. */
+const storageUrl = readText((value) => {
+  try {
+    parseS3Url(value);
+  } catch (e) {
+    return { problem: (e as Error).message.replace(/^--storage /, '').replace(/\.$/, '') };
+  }
+  return value.trim();
+});
+
 const rawServeSchema = z.object({
   host: z.string().optional(),
   port: wholeNumber(0, 65535).optional(),
@@ -157,6 +195,9 @@ const rawServeSchema = z.object({
   uploadMinRate: size.optional(),
   idleTimeout: duration.optional(),
   downloads: downloadMode.optional(),
+  database: databaseUrl.optional(),
+  storage: storageUrl.optional(),
+  worker: flag.optional(),
 } satisfies Record<keyof RawServeOptions, z.ZodType>);
 
 /** Checks `value` against `schema`; a failure names the flag, like `--port must be between 0 and 65535, got 70000.` */
@@ -185,6 +226,11 @@ export function resolveServeConfig(
     }),
   );
   const o = parseOption(rawServeSchema, given, 'configuration');
+  if (o.downloads === 'presigned' && o.storage === undefined)
+    throw new FileconvError(
+      'INVALID_REQUEST',
+      '--downloads presigned needs S3 storage (--storage s3://bucket/prefix).',
+    );
   return {
     host: o.host ?? '127.0.0.1',
     port: o.port ?? 8080,
@@ -208,5 +254,8 @@ export function resolveServeConfig(
     },
     idleTimeoutMs: o.idleTimeout ?? DEFAULT_IDLE_TIMEOUT_MS,
     downloads: o.downloads ?? 'signed',
+    database: o.database,
+    storage: o.storage,
+    worker: o.worker ?? true,
   };
 }

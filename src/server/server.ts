@@ -1,4 +1,3 @@
-import { mkdir } from 'node:fs/promises';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
@@ -6,8 +5,7 @@ import type { Logger } from 'pino';
 import { closeEngines } from '../engine/registry.js';
 import type { PrivateAllowance } from '../intake/guard.js';
 import { dataDirScratch } from '../run/scratch.js';
-import { DiskBlobStore } from '../store/disk.js';
-import { openDataDirRecords } from '../store/sqlite-records.js';
+import { openStores } from '../store/open.js';
 import { createApp } from './app.js';
 import type { ServeConfig } from './config.js';
 import type { ServerContext, UrlIntake } from './context.js';
@@ -17,7 +15,7 @@ import { keyIdentity } from './identity.js';
 import { conversionLog, createLogger } from './logging.js';
 import { Metering } from './metering.js';
 import { ServerMetrics } from './metrics.js';
-import { ConversionQueue } from './queue.js';
+import { ConversionQueue, QUEUE_POLL_MS } from './queue.js';
 import { startSweeper, sweepExpired, sweepOrphans } from './retention.js';
 import { signingSecret, webhookSecret } from './secrets.js';
 import { LinkSigner } from './tokens.js';
@@ -43,6 +41,11 @@ export interface StartOptions {
   logger?: Logger;
   /** Bearer token for GET /metrics (the CLI reads FILECONV_METRICS_TOKEN); none means open. */
   metricsToken?: string;
+  /**
+   * Deletes blobs nothing points at when it starts (default; single-node setups only). A worker
+   * does not: the API process beside it may be between storing an upload and filing it.
+   */
+  sweepOrphans?: boolean;
   /** Webhook signing secret (the CLI reads FILECONV_WEBHOOK_SECRET); default: the database's. */
   webhookSecret?: string;
   /** Non-public webhook targets: tests allow their own loopback receiver; never set in production. */
@@ -65,15 +68,12 @@ export interface FileconvService {
 export async function openService(config: ServeConfig, options: StartOptions = {}): Promise<FileconvService> {
   const logger = options.logger ?? createLogger({ format: 'json', level: options.log ? 'silent' : 'warn' });
   const log = options.log ?? ((m: string) => logger.error(m));
-  await mkdir(config.dataDir, { recursive: true });
-  const records = openDataDirRecords(config.dataDir);
+  const stores = await openStores(config);
+  const { records, blobs } = stores;
   const store = records.requests;
   const secret = await signingSecret(records.secrets, config.dataDir);
   const metering = new Metering(config, records.quotas, records.writeLimits);
-  const blobs = new DiskBlobStore(config.dataDir);
-  await blobs.init();
-  const scratch = dataDirScratch(config.dataDir);
-  await scratch.clear();
+  const scratch = await dataDirScratch(config.dataDir);
   const engine = options.engine ?? (await coreEngine());
   const observers: QueueObserver[] = [];
   const queue = new ConversionQueue({
@@ -81,7 +81,9 @@ export async function openService(config: ServeConfig, options: StartOptions = {
     blobs,
     scratch,
     engine,
-    concurrency: config.concurrency,
+    // An API-only node files conversions for workers elsewhere and runs none itself.
+    concurrency: config.worker ? config.concurrency : 0,
+    pollMs: QUEUE_POLL_MS,
     retentionMs: config.retentionMs,
     log,
     refund: async (r) => (r.quota ? metering.refund(r.identity, r.quota) : false),
@@ -96,8 +98,10 @@ export async function openService(config: ServeConfig, options: StartOptions = {
     log,
   });
   observers.push(metrics, webhooks, conversionLog(logger));
-  await queue.recover();
-  await sweepOrphans(store, blobs);
+  if (config.worker) await queue.recover();
+  // Orphans are only known for sure when no other node may be between storing an upload and filing it.
+  if (options.sweepOrphans !== false && stores.embedded && config.storage === undefined)
+    await sweepOrphans(store, blobs);
   await sweepExpired(store, blobs);
 
   const context: ServerContext = {
@@ -136,7 +140,7 @@ export async function openService(config: ServeConfig, options: StartOptions = {
       return draining;
     },
     close() {
-      return records.close();
+      return stores.close();
     },
   };
 }

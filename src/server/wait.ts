@@ -3,6 +3,9 @@ import type { ServerContext } from './context.js';
 import { parseOrThrow } from './schemas/issues.js';
 import { waitQuerySchema } from './schemas/query.js';
 
+/** How often a long-poll reads the request again when nothing in this process woke it. */
+const LOOK_AGAIN_MS = 1_000;
+
 /** Longest long-poll on a request, in seconds; kept under common proxy idle timeouts. */
 export const MAX_READ_WAIT_SECONDS = 30;
 /** Longest wait on submit, in seconds: a conversion may take a while, and the client asked to hold on. */
@@ -27,7 +30,8 @@ export async function awaitEnd(
   if (ms <= 0) return r;
   const until = Date.now() + ms;
   while (r?.status === 'running' && Date.now() < until && !gone.aborted) {
-    await ctx.queue.changes.waitFor(id, until - Date.now(), gone);
+    // Woken at once by this process's queue; a conversion run by another process is seen on the next look.
+    await ctx.queue.changes.waitFor(id, Math.min(until - Date.now(), LOOK_AGAIN_MS), gone);
     r = await ctx.store.getRequest(id);
   }
   return r;

@@ -132,7 +132,12 @@ export class SqliteRequestStore implements RequestStore {
     );
   }
 
-  async finishSucceeded(id: string, artifacts: readonly ArtifactRecord[], now: number): Promise<boolean> {
+  async finishSucceeded(
+    id: string,
+    artifacts: readonly ArtifactRecord[],
+    now: number,
+    event?: TimelineEvent,
+  ): Promise<boolean> {
     const insert = this.sql(
       `INSERT INTO artifacts (request_id, name, format, mime, size, sha256, blob_key, filename, position, expires_at, checks)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -144,6 +149,7 @@ export class SqliteRequestStore implements RequestStore {
            WHERE id = ? AND status = 'running'`,
       ).run(now, now, id);
       if (finished.changes === 0) return false;
+      if (event) this.insertEvent(id, event);
       artifacts.forEach((a, i) => {
         insert.run(
           a.requestId,
@@ -163,12 +169,16 @@ export class SqliteRequestStore implements RequestStore {
     })();
   }
 
-  async finishFailed(id: string, error: StoredError, now: number): Promise<boolean> {
-    const finished = this.sql(
-      `UPDATE requests SET status = 'failed', queue = 'done', error_code = ?, error_message = ?, updated_at = ?,
+  async finishFailed(id: string, error: StoredError, now: number, event?: TimelineEvent): Promise<boolean> {
+    return this.db.transaction(() => {
+      const finished = this.sql(
+        `UPDATE requests SET status = 'failed', queue = 'done', error_code = ?, error_message = ?, updated_at = ?,
            finished_at = ?, progress = json_set(progress, '$.stage', 'done') WHERE id = ? AND status = 'running'`,
-    ).run(error.code, error.message, now, now, id);
-    return finished.changes > 0;
+      ).run(error.code, error.message, now, now, id);
+      if (finished.changes === 0) return false;
+      if (event) this.insertEvent(id, event);
+      return true;
+    })();
   }
 
   async clearInputKey(id: string): Promise<void> {

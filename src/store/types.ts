@@ -134,9 +134,17 @@ export interface RequestStore {
   /** Puts one `working` conversion back in the queue (shutdown before it could finish). */
   requeue(id: string, now: number): Promise<void>;
   updateProgress(id: string, progress: Progress, now: number): Promise<void>;
-  /** Only a running request finishes; false when it had already finished (so nothing is stored twice). */
-  finishSucceeded(id: string, artifacts: readonly ArtifactRecord[], now: number): Promise<boolean>;
-  finishFailed(id: string, error: StoredError, now: number): Promise<boolean>;
+  /**
+   * Only a running request finishes; false when it had already finished (so nothing is stored twice).
+   * `event` joins the timeline in the same step, and only when this call finished the request.
+   */
+  finishSucceeded(
+    id: string,
+    artifacts: readonly ArtifactRecord[],
+    now: number,
+    event?: TimelineEvent,
+  ): Promise<boolean>;
+  finishFailed(id: string, error: StoredError, now: number, event?: TimelineEvent): Promise<boolean>;
   clearInputKey(id: string): Promise<void>;
   addEvent(id: string, event: TimelineEvent): Promise<void>;
   timeline(id: string): Promise<TimelineEvent[]>;

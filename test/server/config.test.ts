@@ -45,6 +45,31 @@ describe('serve configuration', () => {
     });
   });
 
+  it('takes the shared database, storage and worker role from flags or the environment', () => {
+    expect(resolveServeConfig({}, {})).toMatchObject({
+      database: undefined,
+      storage: undefined,
+      worker: true,
+    });
+    const env = {
+      FILECONV_DATABASE_URL: 'postgres://fileconv:pw@db.internal:5432/fileconv',
+      FILECONV_STORAGE: 's3://fileconv-files/prod',
+      FILECONV_WORKER: 'false',
+    };
+    expect(resolveServeConfig({}, env)).toMatchObject({
+      database: 'postgres://fileconv:pw@db.internal:5432/fileconv',
+      storage: 's3://fileconv-files/prod',
+      worker: false,
+    });
+    expect(resolveServeConfig({ worker: true, storage: 's3://other' }, env)).toMatchObject({
+      worker: true,
+      storage: 's3://other',
+    });
+    expect(() => resolveServeConfig({ database: 'sqlite:///x.db' }, {})).toThrow(/--database/);
+    expect(() => resolveServeConfig({ storage: '/srv/files' }, {})).toThrow(/--storage/);
+    expect(() => resolveServeConfig({ worker: 'maybe' }, {})).toThrow(/--worker/);
+  });
+
   it('refuses invalid values with a message naming the option', () => {
     expect(() => resolveServeConfig({ port: '70000' }, {})).toThrow(/--port/);
     expect(() => resolveServeConfig({ concurrency: 'many' }, {})).toThrow(/--concurrency/);
@@ -57,7 +82,10 @@ describe('serve configuration', () => {
 describe('download mode', () => {
   it('streams by default, takes presigned from the flag or FILECONV_DOWNLOADS, refuses anything else', () => {
     expect(resolveServeConfig({}, {}).downloads).toBe('signed');
-    expect(resolveServeConfig({}, { FILECONV_DOWNLOADS: 'presigned' }).downloads).toBe('presigned');
+    const s3 = { FILECONV_STORAGE: 's3://fileconv-files' };
+    expect(resolveServeConfig({}, { ...s3, FILECONV_DOWNLOADS: 'presigned' }).downloads).toBe('presigned');
+    // Presigned URLs are S3's: on the data directory there are none to hand out.
+    expect(() => resolveServeConfig({}, { FILECONV_DOWNLOADS: 'presigned' })).toThrow(/needs S3 storage/);
     expect(resolveServeConfig({ downloads: 'signed' }, { FILECONV_DOWNLOADS: 'presigned' }).downloads).toBe(
       'signed',
     );

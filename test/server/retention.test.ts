@@ -70,7 +70,7 @@ describe('retention', () => {
     const again = await startTestServer({ dataDir: first.dataDir });
     servers.push(again);
     const left = blobFiles(again.dataDir).map((f) => f.slice(again.dataDir.length));
-    expect(left).toEqual([expect.stringMatching(new RegExp(`^/blobs/artifacts/${id}/json\\.json$`))]);
+    expect(left).toEqual([expect.stringMatching(new RegExp(`^/blobs/artifacts/${id}/1/json\\.json$`))]);
     const done = await waitDone(again.url, id);
     expect((await get(String((await get(done.artifacts[0].download)).headers.location))).status).toBe(200);
   });

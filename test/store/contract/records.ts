@@ -177,11 +177,13 @@ export function recordsContract(name: string, open: () => Promise<Records>): voi
       expect(await db.requests.claim(r.id, 2_000)).toMatchObject({ id: r.id, queue: 'working', attempts: 1 });
       // The job came back to another worker: the request is claimed again.
       expect(await db.requests.claim(r.id, 2_500)).toMatchObject({ queue: 'working', attempts: 2 });
-      expect(await db.requests.finishSucceeded(r.id, [artifact(r.id, 'json')], 3_000)).toBe(true);
-      // A duplicate delivery after the end: nothing to claim, nothing stored twice.
+      const ended = { at: 3_000, kind: 'succeeded', message: 'Done.' };
+      expect(await db.requests.finishSucceeded(r.id, [artifact(r.id, 'json')], 3_000, ended)).toBe(true);
+      // A duplicate delivery after the end: nothing to claim, nothing stored twice, no second event.
       expect(await db.requests.claim(r.id, 3_500)).toBeUndefined();
-      expect(await db.requests.finishSucceeded(r.id, [artifact(r.id, 'json')], 3_600)).toBe(false);
-      expect(await db.requests.finishFailed(r.id, failure, 3_700)).toBe(false);
+      expect(await db.requests.finishSucceeded(r.id, [artifact(r.id, 'json')], 3_600, ended)).toBe(false);
+      expect(await db.requests.finishFailed(r.id, failure, 3_700, { ...ended, kind: 'failed' })).toBe(false);
+      expect(await db.requests.timeline(r.id)).toEqual([ended]);
       expect(await db.requests.claim(`req_${uid()}`, 1)).toBeUndefined();
       const done = await db.requests.getRequest(r.id);
       expect(done).toMatchObject({

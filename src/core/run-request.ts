@@ -1,0 +1,249 @@
+import { createHash } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import { rm, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import { CONVERSION_DETAIL_CODES, isFileconvError, messageFor } from '../errors/index.js';
+import { extensionOf, getFormat } from '../formats/index.js';
+import type { ScratchSpace } from '../run/scratch.js';
+import type { ConversionJob, ConversionOutputFile, ConversionResult, Progress } from '../run/types.js';
+import type { ArtifactRecord, BlobStore, RequestRecord, RequestStore, StoredError } from '../store/types.js';
+
+/** The engine side a worker needs: run a plan, zip several outputs. */
+export interface ConversionRunner {
+  convert(job: ConversionJob): Promise<ConversionResult>;
+  zip(files: readonly { path: string; name: string }[], zipPath: string): Promise<void>;
+}
+
+export interface RunRequestDeps {
+  store: RequestStore;
+  blobs: BlobStore;
+  scratch: ScratchSpace;
+  engine: ConversionRunner;
+  retentionMs: number;
+  log(message: string): void;
+  /** Gives back the daily quota unit of a failed conversion; true when one was given back. */
+  refund?(request: RequestRecord): Promise<boolean>;
+}
+
+/**
+ * How a run ended: `succeeded` / `failed` were stored by this run; `requeued` went back to the
+ * queue (its worker is stopping); `dropped` ended elsewhere first (a duplicate delivery), so this
+ * run stored nothing.
+ */
+export type RunOutcome = 'succeeded' | 'failed' | 'requeued' | 'dropped';
+
+/** Thrown through the signal by a worker that stops: the conversion goes back to the queue. */
+export class StopRequested extends Error {}
+
+/** A conversion interrupted more often than this (its worker died each time) is failed, not retried. */
+export const MAX_ATTEMPTS = 3;
+
+/** The error a failed conversion's request shows: a detail code with its fixed message, else CONVERT_FAILED. */
+export function requestError(e: unknown): StoredError {
+  if (isFileconvError(e)) {
+    if ((CONVERSION_DETAIL_CODES as readonly string[]).includes(e.code))
+      return { code: e.code, message: messageFor(e.code) };
+    if (e.code === 'CONVERT_FAILED') return { code: 'CONVERT_FAILED', message: e.message };
+  }
+  return { code: 'CONVERT_FAILED', message: messageFor('CONVERT_FAILED') };
+}
+
+async function fileDigest(path: string): Promise<{ size: number; sha256: string }> {
+  const hash = createHash('sha256');
+  await pipeline(createReadStream(path), hash);
+  return { size: (await stat(path)).size, sha256: hash.digest('hex') };
+}
+
+function stem(filename: string): string {
+  const dot = filename.lastIndexOf('.');
+  return (dot > 0 ? filename.slice(0, dot) : filename) || 'output';
+}
+
+/**
+ * A worker took the job of request `id`: claims it (nothing to do when it already ended) and runs it.
+ * Throws only when the stores fail, so the queue retries the job.
+ */
+export async function runRequestJob(
+  deps: RunRequestDeps,
+  id: string,
+  signal: AbortSignal,
+  onEvent?: (kind: string, message: string) => void,
+): Promise<RunOutcome> {
+  const claimed = await deps.store.claim(id, Date.now());
+  if (!claimed) return 'dropped';
+  if (claimed.attempts > MAX_ATTEMPTS) {
+    const message = `The conversion was interrupted ${claimed.attempts - 1} times; it was given up.`;
+    return (await failRequest(deps, claimed, { code: 'CONVERT_FAILED', message }, message))
+      ? 'failed'
+      : 'dropped';
+  }
+  return runClaimedRequest(deps, claimed, signal, onEvent);
+}
+
+/**
+ * Runs a claimed conversion (state `working`): a local copy of the input in a scratch folder, the
+ * engines, each artifact stored, then the request finished, with its input deleted, either way.
+ */
+export async function runClaimedRequest(
+  deps: RunRequestDeps,
+  r: RequestRecord,
+  signal: AbortSignal,
+  onEvent?: (kind: string, message: string) => void,
+): Promise<RunOutcome> {
+  const { store, blobs, scratch, engine } = deps;
+  const event = (kind: string, message: string) => store.addEvent(r.id, { at: Date.now(), kind, message });
+  let outDir: string | undefined;
+  let lastPercent = -1;
+  let lastStage = '';
+  const onProgress = (p: Progress) => {
+    // Writes only when something a poller would see changed.
+    const percent = Math.floor(p.percent);
+    if (percent === lastPercent && p.stage === lastStage) return;
+    lastPercent = percent;
+    lastStage = p.stage;
+    store
+      .updateProgress(r.id, { ...p, percent }, Date.now())
+      .catch((e) => deps.log(`progress of ${r.id} not stored: ${(e as Error).message}`));
+  };
+  try {
+    if (!r.inputKey || !r.from || !r.to) throw new Error('queued request without input or conversion');
+    await event(
+      'started',
+      `Conversion ${r.conversion} started${r.attempts > 1 ? ` (attempt ${r.attempts})` : ''}.`,
+    );
+    onProgress({ percent: 0, stage: 'converting', step: 1, steps: r.progress.steps || 1 });
+    const { from, to, inputKey } = r;
+    const dir = await scratch.dir(r.id);
+    outDir = dir;
+    const base = stem(r.filename);
+    const result = await blobs.withLocalCopy(inputKey, join(dir, 'in'), (input) =>
+      engine.convert({
+        input,
+        from,
+        to,
+        options: r.options ?? {},
+        outDir: join(dir, 'out'),
+        baseName: base,
+        signal,
+        onProgress,
+        onEvent: (e) => {
+          onEvent?.(e.kind, e.message);
+          event(e.kind, e.message).catch(() => {});
+        },
+      }),
+    );
+    const steps = result.plan.steps.length;
+    onProgress({ percent: 99, stage: 'storing', step: steps, steps });
+    const artifacts = await storeArtifacts(deps, r, result.files, dir, base);
+    const names = artifacts.map((a) => a.name).join(', ');
+    // The input goes before the status changes, so a poller that sees the end sees it settled.
+    await dropInput(deps, r);
+    const finished = await store.finishSucceeded(r.id, artifacts, Date.now(), {
+      at: Date.now(),
+      kind: 'succeeded',
+      message: `Conversion succeeded: ${artifacts.length === 1 ? 'artifact' : 'artifacts'} ${names}.`,
+    });
+    if (!finished) {
+      // Another run of a duplicate job ended it first: its artifacts stand, these go.
+      for (const a of artifacts) await blobs.delete(a.blobKey).catch(() => {});
+      return 'dropped';
+    }
+    return 'succeeded';
+  } catch (e) {
+    if (signal.aborted && signal.reason instanceof StopRequested) {
+      await store.requeue(r.id, Date.now());
+      await event('requeued', 'The worker stopped during the conversion; it will run again.');
+      return 'requeued';
+    }
+    if (!isFileconvError(e)) deps.log(`conversion ${r.id} failed: ${(e as Error)?.stack ?? String(e)}`);
+    const error = requestError(e);
+    const failed = await failRequest(deps, r, error, `Conversion failed (${error.code}): ${error.message}`);
+    return failed ? 'failed' : 'dropped';
+  } finally {
+    if (outDir) await rm(outDir, { recursive: true, force: true }).catch(() => {});
+  }
+}
+
+/** Fails a running request once, deletes its input and refunds its quota unit; false when it had ended. */
+export async function failRequest(
+  deps: RunRequestDeps,
+  r: RequestRecord,
+  error: StoredError,
+  message: string,
+): Promise<boolean> {
+  await dropInput(deps, r);
+  const failed = await deps.store.finishFailed(r.id, error, Date.now(), {
+    at: Date.now(),
+    kind: 'failed',
+    message,
+  });
+  // Refunded only by the run that failed it, so a duplicate delivery never gives a unit back twice.
+  if (failed) await refund(deps, r);
+  return failed;
+}
+
+/** Failed conversions do not count against the day's quota (the day the unit was drawn from). */
+async function refund(deps: RunRequestDeps, r: RequestRecord): Promise<void> {
+  if (!r.quota || !deps.refund) return;
+  try {
+    if (await deps.refund(r))
+      await deps.store.addEvent(r.id, {
+        at: Date.now(),
+        kind: 'refunded',
+        message: `The failed conversion was not counted: one unit of ${r.quota.kind} for ${r.quota.day} was given back.`,
+      });
+  } catch (e) {
+    deps.log(`refund for ${r.id} failed: ${(e as Error).message}`);
+  }
+}
+
+async function dropInput(deps: RunRequestDeps, r: RequestRecord): Promise<void> {
+  if (!r.inputKey) return;
+  await deps.blobs.delete(r.inputKey).catch(() => {});
+  await deps.store.clearInputKey(r.id);
+}
+
+async function storeArtifacts(
+  deps: RunRequestDeps,
+  r: RequestRecord,
+  files: readonly ConversionOutputFile[],
+  outDir: string,
+  base: string,
+): Promise<ArtifactRecord[]> {
+  const expiresAt = Date.now() + deps.retentionMs;
+  const entries: (ConversionOutputFile & { filename: string })[] = files.map((f, i) => ({
+    ...f,
+    filename:
+      files.length === 1 ? `${base}.${extensionOf(f.format)}` : `${base}-${i + 1}.${extensionOf(f.format)}`,
+  }));
+  if (files.length > 1) {
+    const zipPath = join(outDir, 'all.zip');
+    await deps.engine.zip(
+      entries.map((e) => ({ path: e.path, name: e.filename })),
+      zipPath,
+    );
+    entries.push({ name: 'zip', path: zipPath, format: 'zip', filename: `${base}.zip` });
+  }
+  const artifacts: ArtifactRecord[] = [];
+  for (const e of entries) {
+    const { size, sha256 } = await fileDigest(e.path);
+    // One folder per attempt: two runs of one job (a worker thought dead) never overwrite each other.
+    const blobKey = `artifacts/${r.id}/${r.attempts}/${e.name.replace(/[^A-Za-z0-9_-]/g, '_')}.${extensionOf(e.format)}`;
+    await deps.blobs.putFile(blobKey, e.path);
+    artifacts.push({
+      requestId: r.id,
+      name: e.name,
+      format: e.format,
+      mime: getFormat(e.format)?.mime ?? 'application/octet-stream',
+      size,
+      sha256,
+      blobKey,
+      filename: e.filename,
+      expiresAt,
+      expired: false,
+      ...(e.checks ? { checks: e.checks } : {}),
+    });
+  }
+  return artifacts;
+}

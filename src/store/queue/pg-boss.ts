@@ -1,0 +1,188 @@
+import { createHash } from 'node:crypto';
+import PgBoss from 'pg-boss';
+import { databaseUnavailable } from '../postgres-db.js';
+import type { JobQueue } from '../types.js';
+
+/** Settings of the PostgreSQL job queue; the defaults suit conversions of up to several minutes. */
+export interface PgBossQueueOptions {
+  /** postgres:// URL (the records database: pg-boss keeps its tables in their own schema). */
+  url: string;
+  /** pg-boss's queue name. */
+  queue?: string;
+  /** PostgreSQL schema of pg-boss's tables. */
+  schema?: string;
+  /**
+   * The lease: a job still active this long after a worker took it is failed and retried by
+   * another worker (its worker is presumed dead). Must exceed the longest conversion.
+   */
+  leaseSeconds?: number;
+  /** Retries after the first attempt, for a handler that throws or a lease that runs out. */
+  retryLimit?: number;
+  /** Seconds before the first retry; doubled (with jitter) for each further one. */
+  retryDelaySeconds?: number;
+  /** How often expired leases are looked for (one node of the deployment does it each time). */
+  superviseSeconds?: number;
+  /** How often an idle worker asks for a job. */
+  pollSeconds?: number;
+  /** Connections of this node's pool for the queue. */
+  maxConnections?: number;
+  onError?: (err: Error) => void;
+}
+
+const DEFAULTS = {
+  queue: 'fileconv-conversions',
+  schema: 'pgboss',
+  leaseSeconds: 15 * 60,
+  retryLimit: 2,
+  retryDelaySeconds: 5,
+  superviseSeconds: 30,
+  pollSeconds: 0.5,
+  maxConnections: 5,
+} as const;
+
+interface ConversionJob {
+  requestId: string;
+}
+
+/**
+ * pg-boss job ids are UUIDs: a request id maps to one by hash, so enqueueing the same request
+ * again hits the job's primary key and stores nothing.
+ */
+export function jobIdOf(requestId: string): string {
+  const h = createHash('sha256').update(requestId).digest('hex');
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20, 32)}`;
+}
+
+/**
+ * JobQueue on pg-boss 10 (PostgreSQL, SKIP LOCKED fetches). A job is held by a lease
+ * (expireInSeconds); when it runs out, pg-boss's supervision fails the job and it is retried, by
+ * whichever worker fetches it first. A handler's AbortSignal fires when its lease runs out or when
+ * stop() gives up waiting, so the engine stops instead of racing the retry.
+ */
+export class PgBossQueue implements JobQueue {
+  private readonly boss: PgBoss;
+  private readonly settings: Required<Omit<PgBossQueueOptions, 'onError'>>;
+  private readonly running = new Set<AbortController>();
+  private readonly workerIds: string[] = [];
+  private stopping: Promise<void> | undefined;
+
+  private constructor(options: PgBossQueueOptions) {
+    this.settings = { ...DEFAULTS, ...definedOnly(options), url: options.url };
+    const s = this.settings;
+    // pg-boss hands its options to pg.Pool, which also takes the connect timeout its types omit.
+    const config: PgBoss.ConstructorOptions & { connectionTimeoutMillis: number } = {
+      connectionString: s.url,
+      schema: s.schema,
+      max: s.maxConnections,
+      application_name: 'fileconv-queue',
+      connectionTimeoutMillis: 10_000,
+      supervise: true,
+      maintenanceIntervalSeconds: s.superviseSeconds,
+      schedule: false,
+      pollingIntervalSeconds: s.pollSeconds,
+    };
+    this.boss = new PgBoss(config);
+    const onError = options.onError ?? ((err: Error) => console.error(`job queue: ${err.message}`));
+    this.boss.on('error', onError);
+  }
+
+  /** Connects, installs or upgrades pg-boss's schema (safe when several nodes start at once), creates the queue. */
+  static async open(options: PgBossQueueOptions): Promise<PgBossQueue> {
+    const queue = new PgBossQueue(options);
+    const s = queue.settings;
+    const policy = {
+      retryLimit: s.retryLimit,
+      retryDelay: s.retryDelaySeconds,
+      retryBackoff: true,
+      expireInSeconds: s.leaseSeconds,
+    };
+    try {
+      await queue.boss.start();
+      await queue.boss.createQueue(s.queue, { name: s.queue, ...policy });
+      // A queue made by an earlier start keeps its settings until told: this start's settings win.
+      await queue.boss.updateQueue(s.queue, { name: s.queue, ...policy });
+    } catch (err) {
+      await queue.boss.stop({ graceful: false }).catch(() => {});
+      throw databaseUnavailable(s.url, err);
+    }
+    return queue;
+  }
+
+  async enqueue(requestId: string): Promise<void> {
+    await this.boss.send(this.settings.queue, { requestId } satisfies ConversionJob, {
+      id: jobIdOf(requestId),
+    });
+  }
+
+  async work(
+    handler: (requestId: string, signal: AbortSignal) => Promise<void>,
+    opts: { concurrency: number },
+  ): Promise<void> {
+    // Each pg-boss worker runs one job at a time: `concurrency` workers, `concurrency` jobs at most.
+    for (let i = 0; i < opts.concurrency; i++) {
+      let workerId: string | undefined;
+      workerId = await this.boss.work<ConversionJob>(
+        this.settings.queue,
+        { batchSize: 1, pollingIntervalSeconds: this.settings.pollSeconds },
+        async ([job]) => {
+          if (!job) return;
+          try {
+            await this.runOne(job, handler);
+          } finally {
+            // A worker that just finished a job asks for the next one at once instead of
+            // sleeping out its polling interval: short conversions are not capped at one a poll.
+            if (workerId) this.boss.notifyWorker(workerId);
+          }
+        },
+      );
+      this.workerIds.push(workerId);
+    }
+  }
+
+  async depth(): Promise<number> {
+    return this.boss.getQueueSize(this.settings.queue);
+  }
+
+  stop(opts: { graceMs?: number } = {}): Promise<void> {
+    this.stopping ??= this.shutDown(opts.graceMs ?? 30_000);
+    return this.stopping;
+  }
+
+  private async shutDown(graceMs: number): Promise<void> {
+    // Handlers still running after the grace period are aborted; pg-boss then fails their jobs,
+    // which puts them back for another worker (a retry).
+    const abortLate = setTimeout(() => {
+      for (const c of this.running) c.abort(new Error('the worker is stopping'));
+    }, graceMs);
+    try {
+      await this.boss.stop({ graceful: true, wait: true, timeout: graceMs + 2_000 });
+    } finally {
+      clearTimeout(abortLate);
+    }
+  }
+
+  private async runOne(
+    job: PgBoss.Job<ConversionJob>,
+    handler: (requestId: string, signal: AbortSignal) => Promise<void>,
+  ): Promise<void> {
+    const controller = new AbortController();
+    const leaseOver = setTimeout(
+      () => controller.abort(new Error('the job outlived its lease')),
+      job.expireInSeconds * 1000,
+    );
+    this.running.add(controller);
+    try {
+      await handler(job.data.requestId, controller.signal);
+      // A handler that gave up on an aborted job (and perhaps put its request back in the queue)
+      // must not complete it: failing it is what hands it to another worker.
+      if (controller.signal.aborted) throw controller.signal.reason;
+    } finally {
+      clearTimeout(leaseOver);
+      this.running.delete(controller);
+    }
+  }
+}
+
+function definedOnly<T extends object>(o: T): Partial<T> {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
+}

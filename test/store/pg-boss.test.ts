@@ -1,0 +1,220 @@
+import { type ChildProcess, fork } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { jobIdOf, PgBossQueue, type PgBossQueueOptions } from '../../src/store/queue/pg-boss.js';
+import { POSTGRES_MISSING, postgresBin, startPostgres, type TestPostgres } from '../support/postgres.js';
+
+const WORKER = fileURLToPath(new URL('./fixtures/queue-worker.ts', import.meta.url));
+
+/** Polls `check` until it holds; fails with `what` after `ms`. */
+async function until(what: string, check: () => boolean | Promise<boolean>, ms = 60_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+describe.skipIf(!postgresBin)(`pg-boss job queue (${postgresBin ? 'PostgreSQL' : POSTGRES_MISSING})`, () => {
+  let server: TestPostgres;
+  let db: pg.Client;
+  const opened: PgBossQueue[] = [];
+  let queueCount = 0;
+
+  /** A queue of its own for each test, with supervision and polling quick enough to watch. */
+  async function openQueue(options: Partial<PgBossQueueOptions> & { queue: string }): Promise<PgBossQueue> {
+    const queue = await PgBossQueue.open({
+      url: server.url,
+      superviseSeconds: 1,
+      pollSeconds: 0.5,
+      retryDelaySeconds: 0,
+      ...options,
+    });
+    opened.push(queue);
+    return queue;
+  }
+  const freshName = () => `test-${++queueCount}`;
+
+  async function jobState(queue: string, requestId: string): Promise<string | undefined> {
+    const { rows } = await db.query<{ state: string }>(
+      'SELECT state FROM pgboss.job WHERE name = $1 AND id = $2',
+      [queue, jobIdOf(requestId)],
+    );
+    return rows[0]?.state;
+  }
+
+  beforeAll(async () => {
+    server = await startPostgres();
+    db = new pg.Client(server.url);
+    await db.connect();
+  });
+
+  afterAll(async () => {
+    await Promise.all(opened.map((q) => q.stop({ graceMs: 1_000 })));
+    await db?.end();
+    await server?.stop();
+  });
+
+  it('stores a request enqueued twice as one job, and runs it once', async () => {
+    const name = freshName();
+    const queue = await openQueue({ queue: name });
+    await Promise.all([queue.enqueue('req-twice'), queue.enqueue('req-twice')]);
+    await queue.enqueue('req-twice');
+    expect(await queue.depth()).toBe(1);
+
+    const runs: string[] = [];
+    await queue.work(
+      async (id) => {
+        runs.push(id);
+      },
+      { concurrency: 2 },
+    );
+    await until('the job to complete', async () => (await jobState(name, 'req-twice')) === 'completed');
+    // Enqueued again once done: the finished job is still the one job for this request.
+    await queue.enqueue('req-twice');
+    const { rows } = await db.query('SELECT state FROM pgboss.job WHERE name = $1', [name]);
+    expect(rows).toEqual([{ state: 'completed' }]);
+    expect(runs).toEqual(['req-twice']);
+    expect(await queue.depth()).toBe(0);
+  });
+
+  it('retries a handler that throws, with backoff, up to the retry limit', async () => {
+    const name = freshName();
+    const queue = await openQueue({ queue: name, retryLimit: 2, retryDelaySeconds: 1 });
+    const attempts = new Map<string, number[]>();
+    await queue.work(
+      async (id) => {
+        const times = attempts.get(id) ?? [];
+        times.push(Date.now());
+        attempts.set(id, times);
+        // 'flaky' succeeds on its third attempt; 'broken' never does.
+        if (id === 'broken' || times.length < 3) throw new Error(`attempt ${times.length} fails`);
+      },
+      { concurrency: 2 },
+    );
+    await queue.enqueue('flaky');
+    await queue.enqueue('broken');
+    await until('the flaky job to complete', async () => (await jobState(name, 'flaky')) === 'completed');
+    await until('the broken job to fail', async () => (await jobState(name, 'broken')) === 'failed');
+    expect(attempts.get('flaky')).toHaveLength(3);
+    // The first attempt and two retries, then no more.
+    expect(attempts.get('broken')).toHaveLength(3);
+    const { rows } = await db.query<{ retry_count: number }>(
+      'SELECT retry_count FROM pgboss.job WHERE name = $1 AND id = $2',
+      [name, jobIdOf('broken')],
+    );
+    expect(rows[0]?.retry_count).toBe(2);
+  });
+
+  it('gives the job of a worker killed mid-job to another worker once its lease runs out', async () => {
+    const name = freshName();
+    const leaseSeconds = 2;
+    const child: ChildProcess = fork(WORKER, [server.url, name, String(leaseSeconds)], {
+      execArgv: ['--import', 'tsx'],
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    });
+    const started: string[] = [];
+    let ready = false;
+    child.on('message', (m: { started?: string; ready?: boolean }) => {
+      if (m.started) started.push(m.started);
+      if (m.ready) ready = true;
+    });
+    try {
+      await until('the worker process to start', () => ready);
+      const queue = await openQueue({ queue: name, leaseSeconds });
+      await queue.enqueue('orphan');
+      await until('the worker process to take the job', () => started.includes('orphan'));
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGKILL');
+      await exited;
+      expect(await jobState(name, 'orphan')).toBe('active');
+
+      const finishedBy: string[] = [];
+      await queue.work(
+        async (id) => {
+          finishedBy.push(id);
+        },
+        { concurrency: 1 },
+      );
+      await until(
+        'another worker to finish the job',
+        async () => (await jobState(name, 'orphan')) === 'completed',
+      );
+      expect(finishedBy).toEqual(['orphan']);
+      expect(started).toEqual(['orphan']);
+    } finally {
+      child.kill('SIGKILL');
+    }
+  });
+
+  it('runs at most `concurrency` jobs at once', async () => {
+    const name = freshName();
+    const queue = await openQueue({ queue: name });
+    const ids = Array.from({ length: 6 }, (_, i) => `c${i}`);
+    for (const id of ids) await queue.enqueue(id);
+    let active = 0;
+    let most = 0;
+    const done: string[] = [];
+    await queue.work(
+      async (id) => {
+        active++;
+        most = Math.max(most, active);
+        // Hold the slot until a second job runs beside it (or, for the last one, a moment passes).
+        const deadline = Date.now() + 1_500;
+        while (active < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+        await new Promise((r) => setTimeout(r, 100));
+        active--;
+        done.push(id);
+      },
+      { concurrency: 2 },
+    );
+    await until('all jobs to finish', () => done.length === ids.length);
+    expect(most).toBe(2);
+    expect(done.sort()).toEqual(ids);
+  });
+
+  it('stop() aborts a handler that outlives the grace period and leaves its job for another worker', async () => {
+    const name = freshName();
+    const first = await PgBossQueue.open({
+      url: server.url,
+      queue: name,
+      superviseSeconds: 1,
+      pollSeconds: 0.5,
+      retryDelaySeconds: 0,
+    });
+    let aborted: unknown;
+    let taken = false;
+    await first.work(
+      // Resolves when aborted, as a handler that puts its request back in the queue does.
+      (_id, signal) =>
+        new Promise<void>((resolve) => {
+          taken = true;
+          signal.addEventListener('abort', () => {
+            aborted = signal.reason;
+            resolve();
+          });
+        }),
+      { concurrency: 1 },
+    );
+    await first.enqueue('interrupted');
+    await until('the first worker to take the job', () => taken);
+    await first.stop({ graceMs: 500 });
+    expect(String(aborted)).toMatch(/stopping/);
+    expect(await jobState(name, 'interrupted')).toBe('retry');
+
+    const second = await openQueue({ queue: name });
+    const finished: string[] = [];
+    await second.work(
+      async (id) => {
+        finished.push(id);
+      },
+      { concurrency: 1 },
+    );
+    await until(
+      'the second worker to finish the job',
+      async () => (await jobState(name, 'interrupted')) === 'completed',
+    );
+    expect(finished).toEqual(['interrupted']);
+  });
+});
