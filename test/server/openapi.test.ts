@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { Validator } from '@seriousme/openapi-schema-validator';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { request } from 'undici';
@@ -111,6 +112,15 @@ describe('GET /openapi.json', () => {
       ),
     );
     expect([...documented].sort()).toEqual([...served].sort());
+  });
+
+  it('is valid OpenAPI 3.1, by the JSON Schema of the specification', async () => {
+    const validator = new Validator();
+    expect(await validator.validate(structuredClone(doc))).toEqual({ valid: true });
+    expect(validator.version).toBe('3.1');
+    // The check has teeth: a document without its info object is refused.
+    const { info: _, ...broken } = doc as Document & { info: unknown };
+    expect((await new Validator().validate(broken)).valid).toBe(false);
   });
 
   it('is what npm run docs wrote to docs/openapi.json', () => {
