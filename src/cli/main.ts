@@ -1,7 +1,5 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { Command } from 'commander';
-import { packageRoot } from '../engine/package-files.js';
+import { packageVersion } from '../engine/package-files.js';
 
 interface CommandModule {
   register(program: Command): void;
@@ -20,9 +18,7 @@ const COMMANDS: Record<string, () => Promise<CommandModule>> = {
   worker: () => import('./worker.js'),
 };
 
-const { version } = JSON.parse(readFileSync(join(packageRoot(), 'package.json'), 'utf8')) as {
-  version: string;
-};
+const version = packageVersion();
 const program = new Command()
   .name('fileconv')
   .description('Identify files and convert them between formats with real engines.')

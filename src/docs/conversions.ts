@@ -1,5 +1,6 @@
+import { z } from 'zod';
 import type { Converter } from '../engine/contract.js';
-import { OPTION_SPECS } from '../engine/options.js';
+import { OPTION_SPECS, type OptionName } from '../engine/options.js';
 import { buildCatalog } from '../plan/graph.js';
 import { holdersText, KIND_RULES } from '../plan/meaning.js';
 import type { Plan } from '../run/types.js';
@@ -12,20 +13,22 @@ function table(head: string[], rows: string[][]): string[] {
   ];
 }
 
-function specText(name: keyof typeof OPTION_SPECS): string {
-  const { spec } = OPTION_SPECS[name];
-  switch (spec.kind) {
-    case 'boolean':
-      return '`true` or `false`';
-    case 'int':
-      return `integer ${spec.min} to ${spec.max}`;
-    case 'number':
-      return `number ${spec.min} to ${spec.max}`;
-    case 'enum':
-      return spec.values.map((v) => `\`${v}\``).join(', ');
-    case 'pattern':
-      return `like \`${spec.example}\``;
-  }
+/** The values an option takes, read from its schema's JSON Schema (the same one the OpenAPI document shows). */
+function specText(name: OptionName): string {
+  const json = z.toJSONSchema(OPTION_SPECS[name].schema, { io: 'output' }) as {
+    type?: string;
+    enum?: unknown[];
+    anyOf?: { const?: unknown }[];
+    minimum?: number;
+    maximum?: number;
+    examples?: unknown[];
+  };
+  const values = json.enum ?? json.anyOf?.map((a) => a.const);
+  if (values) return values.map((v) => `\`${v}\``).join(', ');
+  if (json.type === 'boolean') return '`true` or `false`';
+  if (json.type === 'integer' || json.type === 'number')
+    return `${json.type} ${json.minimum} to ${json.maximum}`;
+  return `like \`${json.examples?.[0]}\``;
 }
 
 function engineSection(c: Converter): string[] {
@@ -69,7 +72,7 @@ function optionSection(): string[] {
     'that does not apply to any step of a conversion is refused.',
     '',
   ];
-  const names = Object.keys(OPTION_SPECS) as (keyof typeof OPTION_SPECS)[];
+  const names = Object.keys(OPTION_SPECS) as OptionName[];
   out.push(
     ...table(
       ['option', 'values', 'families', 'what it does'],

@@ -2,13 +2,14 @@ import { existsSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { packageRoot } from '../engine/package-files.js';
+import { packageRoot, packageVersion } from '../engine/package-files.js';
 import { loadConverters } from '../engine/registry.js';
+import { openApiDocument } from '../server/schemas/document.js';
 import { renderConversionsDoc } from './conversions.js';
 import { renderFontsDoc } from './fonts.js';
 
 /**
- * `npm run docs`: writes docs/conversions.md and docs/fonts.md, and docs/formats.md when its
+ * `npm run docs`: writes docs/conversions.md, docs/openapi.json and docs/fonts.md, and docs/formats.md when its
  * renderer is present.
  */
 async function main(): Promise<void> {
@@ -16,6 +17,9 @@ async function main(): Promise<void> {
   const conversions = join(root, 'docs', 'conversions.md');
   await writeFile(conversions, renderConversionsDoc(await loadConverters()));
   console.log(`wrote ${conversions}`);
+  const openapi = join(root, 'docs', 'openapi.json');
+  await writeFile(openapi, `${JSON.stringify(openApiDocument(packageVersion()), null, 2)}\n`);
+  console.log(`wrote ${openapi}`);
   const fonts = join(root, 'docs', 'fonts.md');
   await writeFile(fonts, renderFontsDoc());
   console.log(`wrote ${fonts}`);

@@ -20,6 +20,12 @@ export function packageRoot(): string {
   }
 }
 
+/** fileconv's version, from its package.json. */
+export function packageVersion(): string {
+  return (JSON.parse(readFileSync(join(packageRoot(), 'package.json'), 'utf8')) as { version: string })
+    .version;
+}
+
 /** True when this code runs from the TypeScript sources (a checkout through tsx), not from dist/. */
 export const runningFromSource = import.meta.url.endsWith('.ts');
 

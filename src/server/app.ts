@@ -9,6 +9,7 @@ import { registerFileRoutes } from './routes/files.js';
 import { registerInfoRoutes } from './routes/info.js';
 import { registerIntakeRoutes } from './routes/intake.js';
 import { registerRequestRoutes } from './routes/requests.js';
+import { mountOpenApi } from './schemas/openapi-route.js';
 import { drainRequest } from './upload.js';
 
 function routePattern(path: string): RegExp {
@@ -37,6 +38,7 @@ export function createApp(ctx: ServerContext): Hono<AppEnv> {
   registerRequestRoutes(app, ctx);
   registerInfoRoutes(app, ctx);
   registerFileRoutes(app, ctx);
+  mountOpenApi(app);
   // The web page at `/` (with app.js and style.css), sent with its security headers.
   mountWebPage(app);
 

@@ -1,7 +1,9 @@
 import { cpus } from 'node:os';
 import { resolve } from 'node:path';
+import { z } from 'zod';
 import { FileconvError } from '../errors/index.js';
 import { parseS3Url } from '../store/s3-settings.js';
+import { duration, flag, publicUrl, quotas, readText, size, wholeNumber } from './schemas/config-values.js';
 import type { UploadPace } from './upload-pace.js';
 
 /** The server's configuration, validated once at the edge and trusted everywhere after. */
@@ -124,125 +126,101 @@ export const ENV_NAMES: Record<keyof RawServeOptions, string> = {
   jobLease: 'FILECONV_JOB_LEASE',
 };
 
-function invalid(message: string): FileconvError {
-  return new FileconvError('INVALID_REQUEST', message);
-}
-
-function integer(name: string, value: string, min: number, max: number): number {
-  if (!/^\d+$/.test(value.trim())) throw invalid(`${name} must be a whole number, got "${value}".`);
-  const n = Number(value);
-  if (n < min || n > max) throw invalid(`${name} must be between ${min} and ${max}, got ${n}.`);
-  return n;
-}
-
-const SIZE_UNITS: Record<string, number> = {
-  '': 1,
-  b: 1,
-  k: 1024,
-  kb: 1024,
-  kib: 1024,
-  m: 1024 ** 2,
-  mb: 1024 ** 2,
-  mib: 1024 ** 2,
-  g: 1024 ** 3,
-  gb: 1024 ** 3,
-  gib: 1024 ** 3,
+/** The flag of each option, which error messages name (the environment variable says the same). */
+const FLAGS: Record<keyof RawServeOptions, string> = {
+  host: '--host',
+  port: '--port',
+  dataDir: '--data-dir',
+  publicUrl: '--public-url',
+  concurrency: '--concurrency',
+  maxUpload: '--max-upload',
+  retention: '--retention',
+  maxQueued: '--max-queued',
+  shutdownGrace: '--shutdown-grace',
+  trustProxy: '--trust-proxy',
+  rateLimit: '--rate-limit',
+  quotaAnon: '--quota-anon',
+  quotaKey: '--quota-key',
+  uploadTimeout: '--upload-timeout',
+  uploadMinRate: '--upload-min-rate',
+  idleTimeout: '--idle-timeout',
+  downloads: '--downloads',
+  database: '--database',
+  storage: '--storage',
+  worker: '--worker',
+  jobLease: '--job-lease',
 };
 
-/** Parses a byte size such as `209715200`, `200MiB`, `512k` (binary units). */
-export function parseSize(name: string, value: string): number {
-  const m = /^\s*(\d+(?:\.\d+)?)\s*([a-z]*)\s*$/i.exec(value);
-  const unit = m ? SIZE_UNITS[m[2]!.toLowerCase()] : undefined;
-  if (!m || unit === undefined)
-    throw invalid(`${name} must be a size like 209715200, 200MiB or 512k, got "${value}".`);
-  const bytes = Math.floor(Number(m[1]) * unit);
-  if (bytes < 1) throw invalid(`${name} must be at least 1 byte.`);
-  return bytes;
-}
+const downloadMode = readText(
+  (value) =>
+    DOWNLOAD_MODES.find((m) => m === value.trim().toLowerCase()) ?? {
+      problem: `must be ${DOWNLOAD_MODES.join(' or ')}, got "${value}"`,
+    },
+);
 
-const DURATION_UNITS: Record<string, number> = {
-  ms: 1,
-  s: 1000,
-  '': 1000,
-  m: 60_000,
-  h: 3_600_000,
-  d: 86_400_000,
-};
-
-/** Parses a duration such as `24h`, `90m`, `3600` (seconds), `500ms`. */
-export function parseDuration(name: string, value: string): number {
-  const m = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h|d|)\s*$/i.exec(value);
-  if (!m) throw invalid(`${name} must be a duration like 24h, 90m, 3600s or 500ms, got "${value}".`);
-  const ms = Math.floor(Number(m[1]) * DURATION_UNITS[m[2]!.toLowerCase()]!);
-  if (ms < 1) throw invalid(`${name} must be longer than 0.`);
-  return ms;
-}
-
-function publicUrl(value: string): string {
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    throw invalid(`--public-url must be an absolute http(s) URL, got "${value}".`);
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:')
-    throw invalid('--public-url must use http or https.');
-  return url.href.replace(/\/+$/, '');
-}
-
-function downloadMode(value: string): DownloadMode {
-  const mode = DOWNLOAD_MODES.find((m) => m === value.trim().toLowerCase());
-  if (!mode) throw invalid(`--downloads must be ${DOWNLOAD_MODES.join(' or ')}, got "${value}".`);
-  return mode;
-}
-
-function databaseUrl(value: string): string {
-  let url: URL | undefined;
-  try {
-    url = new URL(value);
-  } catch {}
-  if (!url || !['postgres:', 'postgresql:'].includes(url.protocol) || !url.hostname)
-    throw invalid(
-      `--database must be a postgres://user:password@host:port/database URL, got "${redacted(value)}".`,
-    );
-  return value;
-}
-
+/**
+ * The options as flags and environment variables give them (text; a bare flag's true as "true"),
+ * each read into its typed value; an option left unset stays undefined. Every option needs its
+ * reader here (the `satisfies` makes a new one without it fail to compile).
+ */
 /** A URL as an error message may show it: without its password. */
 function redacted(value: string): string {
   return value.replace(/(\/\/[^:/@]*:)[^@]*@/, '$1***@');
 }
 
+const databaseUrl = readText((value) => {
+  const url = URL.canParse(value) ? new URL(value) : undefined;
+  if (!url || !['postgres:', 'postgresql:'].includes(url.protocol) || !url.hostname)
+    return { problem: `must be a postgres://user:password@host:port/database URL, got "${redacted(value)}"` };
+  return value;
+});
+
 /** Checked here (bucket and prefix rules) so a bad URL stops the start, not the first upload. */
-function storageUrl(value: string): string {
-  parseS3Url(value);
-  return value.trim();
-}
-
-function boolean(name: string, value: string): boolean {
-  const v = value.trim().toLowerCase();
-  if (['1', 'true', 'yes', 'on'].includes(v)) return true;
-  if (['0', 'false', 'no', 'off'].includes(v)) return false;
-  throw invalid(`${name} must be true or false, got "${value}".`);
-}
-
-/**
- * Parses `conversions=20,voice=3,file_checks=30`; names left out keep their default, so
- * `voice=0` alone only turns voice off.
- */
-export function parseQuotas(name: string, value: string, defaults: DailyQuotas): DailyQuotas {
-  const quotas = { ...defaults };
-  for (const item of value.split(',')) {
-    if (item.trim() === '') continue;
-    const m = /^\s*([a-z_-]+)\s*=\s*(\S+)\s*$/i.exec(item);
-    const key = m?.[1]?.toLowerCase().replace(/-/g, '_');
-    if (!m || !key || !(key in quotas))
-      throw invalid(
-        `${name} must look like "conversions=20,voice=3,file_checks=30", got "${value.slice(0, 80)}".`,
-      );
-    quotas[key as keyof DailyQuotas] = integer(`${name} ${key}`, m[2]!, 0, 1_000_000_000);
+const storageUrl = readText((value) => {
+  try {
+    parseS3Url(value);
+  } catch (e) {
+    return { problem: (e as Error).message.replace(/^--storage /, '').replace(/\.$/, '') };
   }
-  return quotas;
+  return value.trim();
+});
+
+const rawServeSchema = z.object({
+  host: z.string().optional(),
+  port: wholeNumber(0, 65535).optional(),
+  dataDir: z.string().optional(),
+  publicUrl: publicUrl.optional(),
+  concurrency: wholeNumber(1, 256).optional(),
+  maxUpload: size.optional(),
+  retention: duration.optional(),
+  maxQueued: wholeNumber(1, 1_000_000).optional(),
+  shutdownGrace: duration.optional(),
+  trustProxy: flag.optional(),
+  rateLimit: wholeNumber(0, 1_000_000).optional(),
+  quotaAnon: quotas(DEFAULT_QUOTAS.anonymous).optional(),
+  quotaKey: quotas(DEFAULT_QUOTAS.key).optional(),
+  uploadTimeout: duration.optional(),
+  uploadMinRate: size.optional(),
+  idleTimeout: duration.optional(),
+  downloads: downloadMode.optional(),
+  database: databaseUrl.optional(),
+  storage: storageUrl.optional(),
+  worker: flag.optional(),
+  jobLease: duration.optional(),
+} satisfies Record<keyof RawServeOptions, z.ZodType>);
+
+/** Checks `value` against `schema`; a failure names the flag, like `--port must be between 0 and 65535, got 70000.` */
+function parseOption<S extends z.ZodType>(schema: S, value: unknown, name: string): z.output<S> {
+  const parsed = schema.safeParse(value);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0]!;
+  const where = issue.path.length > 0 ? FLAGS[issue.path[0] as keyof RawServeOptions] : name;
+  throw new FileconvError('INVALID_REQUEST', `${where} ${issue.message}.`);
+}
+
+/** Reads quotas like `conversions=20,voice=3`, over `defaults`. */
+export function parseQuotas(name: string, value: string, defaults: DailyQuotas): DailyQuotas {
+  return parseOption(quotas(defaults), value, name);
 }
 
 /** Flags win over environment variables, which win over defaults. */
@@ -250,75 +228,44 @@ export function resolveServeConfig(
   flags: RawServeOptions,
   env: NodeJS.ProcessEnv = process.env,
 ): ServeConfig {
-  const pick = (k: keyof RawServeOptions): string | undefined => {
-    const v = flags[k] ?? env[ENV_NAMES[k]];
-    return v === undefined || v === '' ? undefined : String(v);
-  };
-  const host = pick('host') ?? '127.0.0.1';
-  const port = pick('port');
-  const dataDir = pick('dataDir') ?? './fileconv-data';
-  const concurrency = pick('concurrency');
-  const maxUpload = pick('maxUpload');
-  const retention = pick('retention');
-  const maxQueued = pick('maxQueued');
-  const grace = pick('shutdownGrace');
-  const url = pick('publicUrl');
-  const trustProxy = pick('trustProxy');
-  const rateLimit = pick('rateLimit');
-  const quotaAnon = pick('quotaAnon');
-  const quotaKey = pick('quotaKey');
-  const uploadTimeout = pick('uploadTimeout');
-  const uploadMinRate = pick('uploadMinRate');
-  const idleTimeout = pick('idleTimeout');
-  const downloads = pick('downloads');
-  const database = pick('database');
-  const storage = pick('storage');
-  const worker = pick('worker');
-  const jobLease = pick('jobLease');
-  const mode = downloads === undefined ? 'signed' : downloadMode(downloads);
-  if (mode === 'presigned' && storage === undefined)
-    throw invalid('--downloads presigned needs S3 storage (--storage s3://bucket/prefix).');
+  const given = Object.fromEntries(
+    (Object.keys(ENV_NAMES) as (keyof RawServeOptions)[]).flatMap((k) => {
+      const v = flags[k] ?? env[ENV_NAMES[k]];
+      return v === undefined || v === '' ? [] : [[k, String(v)]];
+    }),
+  );
+  const o = parseOption(rawServeSchema, given, 'configuration');
+  if (o.downloads === 'presigned' && o.storage === undefined)
+    throw new FileconvError(
+      'INVALID_REQUEST',
+      '--downloads presigned needs S3 storage (--storage s3://bucket/prefix).',
+    );
   return {
-    host,
-    port: port === undefined ? 8080 : integer('--port', port, 0, 65535),
-    dataDir: resolve(dataDir),
-    publicUrl: url === undefined ? undefined : publicUrl(url),
-    concurrency:
-      concurrency === undefined ? Math.max(1, cpus().length) : integer('--concurrency', concurrency, 1, 256),
-    maxUpload: maxUpload === undefined ? DEFAULT_MAX_UPLOAD : parseSize('--max-upload', maxUpload),
-    retentionMs: retention === undefined ? 24 * 3_600_000 : parseDuration('--retention', retention),
-    maxQueued: maxQueued === undefined ? 100 : integer('--max-queued', maxQueued, 1, 1_000_000),
-    shutdownGraceMs: grace === undefined ? 30_000 : parseDuration('--shutdown-grace', grace),
+    host: o.host ?? '127.0.0.1',
+    port: o.port ?? 8080,
+    dataDir: resolve(o.dataDir ?? './fileconv-data'),
+    publicUrl: o.publicUrl,
+    concurrency: o.concurrency ?? Math.max(1, cpus().length),
+    maxUpload: o.maxUpload ?? DEFAULT_MAX_UPLOAD,
+    retentionMs: o.retention ?? 24 * 3_600_000,
+    maxQueued: o.maxQueued ?? 100,
+    shutdownGraceMs: o.shutdownGrace ?? 30_000,
     sweepIntervalMs: 60_000,
-    trustProxy: trustProxy === undefined ? false : boolean('--trust-proxy', trustProxy),
-    rateLimit:
-      rateLimit === undefined ? DEFAULT_RATE_LIMIT : integer('--rate-limit', rateLimit, 0, 1_000_000),
+    trustProxy: o.trustProxy ?? false,
+    rateLimit: o.rateLimit ?? DEFAULT_RATE_LIMIT,
     quotas: {
-      anonymous:
-        quotaAnon === undefined
-          ? { ...DEFAULT_QUOTAS.anonymous }
-          : parseQuotas('--quota-anon', quotaAnon, DEFAULT_QUOTAS.anonymous),
-      key:
-        quotaKey === undefined
-          ? { ...DEFAULT_QUOTAS.key }
-          : parseQuotas('--quota-key', quotaKey, DEFAULT_QUOTAS.key),
+      anonymous: o.quotaAnon ?? { ...DEFAULT_QUOTAS.anonymous },
+      key: o.quotaKey ?? { ...DEFAULT_QUOTAS.key },
     },
     uploadPace: {
-      timeoutMs:
-        uploadTimeout === undefined
-          ? DEFAULT_UPLOAD_PACE.timeoutMs
-          : parseDuration('--upload-timeout', uploadTimeout),
-      minRate:
-        uploadMinRate === undefined
-          ? DEFAULT_UPLOAD_PACE.minRate
-          : parseSize('--upload-min-rate', uploadMinRate),
+      timeoutMs: o.uploadTimeout ?? DEFAULT_UPLOAD_PACE.timeoutMs,
+      minRate: o.uploadMinRate ?? DEFAULT_UPLOAD_PACE.minRate,
     },
-    idleTimeoutMs:
-      idleTimeout === undefined ? DEFAULT_IDLE_TIMEOUT_MS : parseDuration('--idle-timeout', idleTimeout),
-    downloads: mode,
-    database: database === undefined ? undefined : databaseUrl(database),
-    storage: storage === undefined ? undefined : storageUrl(storage),
-    worker: worker === undefined ? true : boolean('--worker', worker),
-    jobLeaseMs: jobLease === undefined ? 15 * 60_000 : parseDuration('--job-lease', jobLease),
+    idleTimeoutMs: o.idleTimeout ?? DEFAULT_IDLE_TIMEOUT_MS,
+    downloads: o.downloads ?? 'signed',
+    database: o.database,
+    storage: o.storage,
+    worker: o.worker ?? true,
+    jobLeaseMs: o.jobLease ?? 15 * 60_000,
   };
 }

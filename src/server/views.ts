@@ -1,4 +1,5 @@
 import type { Context } from 'hono';
+import type { z } from 'zod';
 import type {
   ArtifactRecord,
   ConversionCounts,
@@ -7,6 +8,16 @@ import type {
   TimelineEvent,
 } from '../store/types.js';
 import type { ServeConfig } from './config.js';
+import type {
+  artifactSchema,
+  recentSchema,
+  requestSchema,
+  statsSchema,
+  timelineSchema,
+} from './schemas/responses.js';
+
+/** What an answer holds, as its schema in the OpenAPI document describes it. */
+type Answer<S extends z.ZodType> = z.input<S>;
 
 const HOST = /^[A-Za-z0-9.-]+(?::\d{1,5})?$|^\[[0-9A-Fa-f:.]+\](?::\d{1,5})?$/;
 
@@ -20,7 +31,7 @@ export function baseUrl(c: Context, config: ServeConfig): string {
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
-export function artifactView(a: ArtifactRecord, base: string) {
+export function artifactView(a: ArtifactRecord, base: string): Answer<typeof artifactSchema> {
   const download = `${base}/api/public/requests/${encodeURIComponent(a.requestId)}/artifacts/${encodeURIComponent(a.name)}`;
   return {
     name: a.name,
@@ -34,7 +45,11 @@ export function artifactView(a: ArtifactRecord, base: string) {
   };
 }
 
-export function requestView(r: RequestRecord, artifacts: readonly ArtifactRecord[], base: string) {
+export function requestView(
+  r: RequestRecord,
+  artifacts: readonly ArtifactRecord[],
+  base: string,
+): Answer<typeof requestSchema> {
   return {
     request_id: r.id,
     kind: r.kind,
@@ -51,7 +66,7 @@ export function requestView(r: RequestRecord, artifacts: readonly ArtifactRecord
   };
 }
 
-export function recentView(r: RequestRecord) {
+export function recentView(r: RequestRecord): Answer<typeof recentSchema>['requests'][number] {
   return {
     request_id: r.id,
     kind: r.kind,
@@ -63,7 +78,7 @@ export function recentView(r: RequestRecord) {
   };
 }
 
-export function timelineView(id: string, events: readonly TimelineEvent[]) {
+export function timelineView(id: string, events: readonly TimelineEvent[]): Answer<typeof timelineSchema> {
   return { request_id: id, events: events.map((e) => ({ at: iso(e.at), kind: e.kind, message: e.message })) };
 }
 
@@ -90,7 +105,7 @@ function sum(list: readonly Counts[]): Counts {
   );
 }
 
-export function statsView(rows: readonly ConversionCounts[]) {
+export function statsView(rows: readonly ConversionCounts[]): Answer<typeof statsSchema> {
   return {
     last_24h: countsView(sum(rows.map((r) => r.lastDay))),
     all_time: countsView(sum(rows.map((r) => r.allTime))),

@@ -1,6 +1,7 @@
-import { FileconvError } from '../errors/index.js';
 import type { RequestRecord } from '../store/types.js';
 import type { ServerContext } from './context.js';
+import { parseOrThrow } from './schemas/issues.js';
+import { waitQuerySchema } from './schemas/query.js';
 
 /** How often a long-poll reads the request again when nothing in this process woke it. */
 const LOOK_AGAIN_MS = 1_000;
@@ -12,13 +13,7 @@ export const MAX_SUBMIT_WAIT_SECONDS = 60;
 
 /** The `wait` query parameter in ms: absent means 0 (answer now); anything but 0..max is refused. */
 export function waitMs(raw: string | undefined, maxSeconds: number): number {
-  if (raw === undefined) return 0;
-  if (!/^\d{1,2}$/.test(raw) || Number(raw) > maxSeconds)
-    throw new FileconvError(
-      'INVALID_REQUEST',
-      `wait must be a whole number of seconds from 0 to ${maxSeconds}.`,
-    );
-  return Number(raw) * 1000;
+  return (parseOrThrow(waitQuerySchema(maxSeconds), raw, { root: 'wait' }) ?? 0) * 1000;
 }
 
 /**

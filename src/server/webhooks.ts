@@ -6,8 +6,8 @@ import { checkHost, type PrivateAllowance, systemResolver } from '../intake/guar
 import { createPinnedAgent, describeNetworkError } from '../intake/pinned-agent.js';
 import type { RequestStore, StoredWebhook } from '../store/types.js';
 import type { ConversionEnd, QueueObserver } from './conversion-trace.js';
+import type { WebhookSpec } from './schemas/meta.js';
 import { requestView } from './views.js';
-import type { WebhookSpec } from './webhook-spec.js';
 
 /** The header a receiver checks: `t=<unix seconds>,v1=<hex HMAC-SHA256 of "t.body">`. */
 export const SIGNATURE_HEADER = 'X-Fileconv-Signature';

@@ -4,6 +4,7 @@ import { FileconvError } from '../../errors/index.js';
 import { contentDisposition } from '../../intake/filename.js';
 import type { ArtifactRecord } from '../../store/types.js';
 import type { AppEnv, ServerContext } from '../context.js';
+import { signedLinkQuerySchema } from '../schemas/query.js';
 import { decodeOpaque } from '../tokens.js';
 import { LINK_TTL_SECONDS } from './requests.js';
 
@@ -28,12 +29,11 @@ export function parseRange(header: string | undefined, size: number): Range {
 export function registerFileRoutes(app: Hono<AppEnv>, ctx: ServerContext): void {
   const serveFile = async (c: Context<AppEnv>) => {
     const opaque = c.req.param('opaque') ?? '';
-    const expiresRaw = c.req.query('expires') ?? '';
-    const signature = c.req.query('signature') ?? '';
-    const expires = /^\d{1,12}$/.test(expiresRaw) ? Number(expiresRaw) : Number.NaN;
-    if (!Number.isFinite(expires) || !ctx.signer.verify(opaque, expires, signature)) {
+    const link = signedLinkQuerySchema.safeParse(c.req.query());
+    if (!link.success || !ctx.signer.verify(opaque, link.data.expires, link.data.signature)) {
       throw new FileconvError('INVALID_SIGNATURE');
     }
+    const { expires } = link.data;
     if (expires < Math.floor(Date.now() / 1000)) throw new FileconvError('LINK_EXPIRED');
     const target = decodeOpaque(opaque);
     const artifact = target && (await ctx.store.artifact(target.requestId, target.name));

@@ -1,17 +1,12 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Hono } from 'hono';
-import { packageRoot } from '../../engine/package-files.js';
+import { packageRoot, packageVersion } from '../../engine/package-files.js';
 import { FileconvError } from '../../errors/index.js';
 import type { AppEnv, ServerContext } from '../context.js';
 import { statsView } from '../views.js';
 
 const DAY_MS = 86_400_000;
-
-async function packageVersion(): Promise<string> {
-  const pkg = JSON.parse(await readFile(join(packageRoot(), 'package.json'), 'utf8')) as { version: string };
-  return pkg.version;
-}
 
 export function registerInfoRoutes(app: Hono<AppEnv>, ctx: ServerContext): void {
   const { store, engine } = ctx;
@@ -41,7 +36,7 @@ export function registerInfoRoutes(app: Hono<AppEnv>, ctx: ServerContext): void 
       ]),
     );
     return c.json({
-      version: await packageVersion(),
+      version: packageVersion(),
       engines: engines.map((e) => ({ name: e.name, version: e.version ?? null })),
       keys,
     });

@@ -2,14 +2,14 @@ import type { Hono } from 'hono';
 import { FileconvError } from '../../errors/index.js';
 import type { AppEnv, ServerContext } from '../context.js';
 import { FinishedAnswers } from '../finished-answers.js';
-import { encodeOpaque, isRequestId, OWNER_TOKEN, sha256Hex } from '../tokens.js';
+import { parseOrThrow } from '../schemas/issues.js';
+import { ownerTokenSchema, RECENT_DEFAULT, recentLimitSchema } from '../schemas/query.js';
+import { encodeOpaque, isRequestId, sha256Hex } from '../tokens.js';
 import { baseUrl, recentView, requestView, timelineText, timelineView } from '../views.js';
 import { awaitEnd, MAX_READ_WAIT_SECONDS, waitMs } from '../wait.js';
 
 /** How long a download link from the artifact path stays valid. */
 export const LINK_TTL_SECONDS = 3600;
-const RECENT_DEFAULT = 20;
-const RECENT_MAX = 100;
 const JSON_NO_STORE = { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' } as const;
 
 export function registerRequestRoutes(app: Hono<AppEnv>, ctx: ServerContext): void {
@@ -23,21 +23,8 @@ export function registerRequestRoutes(app: Hono<AppEnv>, ctx: ServerContext): vo
 
   // Before /requests/:id, so "recent" is never read as an id.
   app.get('/api/public/requests/recent', async (c) => {
-    const token = c.req.header('x-owner-token');
-    if (!token)
-      throw new FileconvError(
-        'INVALID_REQUEST',
-        'Send the X-Owner-Token header the server gave your device.',
-      );
-    if (!OWNER_TOKEN.test(token))
-      throw new FileconvError('INVALID_REQUEST', 'X-Owner-Token is not a token this server issues.');
-    const raw = c.req.query('limit');
-    let limit = RECENT_DEFAULT;
-    if (raw !== undefined) {
-      if (!/^\d+$/.test(raw) || Number(raw) < 1)
-        throw new FileconvError('INVALID_REQUEST', 'limit must be a positive integer.');
-      limit = Math.min(Number(raw), RECENT_MAX);
-    }
+    const token = parseOrThrow(ownerTokenSchema, c.req.header('x-owner-token'), { root: 'X-Owner-Token' });
+    const limit = parseOrThrow(recentLimitSchema, c.req.query('limit'), { root: 'limit' }) ?? RECENT_DEFAULT;
     return c.json({ requests: (await store.recentByOwner(sha256Hex(token), limit)).map(recentView) });
   });
 
