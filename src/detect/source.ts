@@ -59,8 +59,8 @@ export class ByteSource {
 const scratch = Buffer.allocUnsafe(HEAD_BYTES);
 
 /**
- * Most files are far smaller than HEAD_BYTES: a fresh 64 KB buffer for each made garbage collection
- * a large share of a batch's time, so the head is read into one scratch buffer and copied out at its
+ * Most files are far smaller than HEAD_BYTES: a fresh 64 KB buffer for each, mostly unused, fed the
+ * garbage collector in a batch, so the head is read into one scratch buffer and copied out at its
  * size (small copies come from node's shared pool).
  */
 function readHead(fd: number): Buffer {
