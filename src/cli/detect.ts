@@ -55,8 +55,9 @@ async function runDetect(files: string[], flags: DetectFlags): Promise<number> {
     if (r instanceof Error) process.stderr.write(`fileconv detect: cannot read ${files[i]}\n`);
     else rows.push(r);
   });
+  // One write: a write per row is a system call per file.
   if (flags.json) {
-    for (const row of rows) process.stdout.write(`${JSON.stringify(row)}\n`);
+    if (rows.length > 0) process.stdout.write(rows.map((row) => `${JSON.stringify(row)}\n`).join(''));
   } else if (rows.length > 0) {
     process.stdout.write(renderTable(rows));
   }
