@@ -7,7 +7,14 @@ import { CONVERSION_DETAIL_CODES, isFileconvError, messageFor } from '../errors/
 import { extensionOf, getFormat } from '../formats/index.js';
 import type { ScratchSpace } from '../run/scratch.js';
 import type { ConversionJob, ConversionOutputFile, ConversionResult, Progress } from '../run/types.js';
-import type { ArtifactRecord, BlobStore, RequestRecord, RequestStore, StoredError } from '../store/types.js';
+import {
+  type ArtifactRecord,
+  type BlobStore,
+  MAX_ATTEMPTS,
+  type RequestRecord,
+  type RequestStore,
+  type StoredError,
+} from '../store/types.js';
 
 /** The engine side a worker needs: run a plan, zip several outputs. */
 export interface ConversionRunner {
@@ -32,12 +39,6 @@ export interface RunRequestDeps {
  * run stored nothing.
  */
 export type RunOutcome = 'succeeded' | 'failed' | 'requeued' | 'dropped';
-
-/** The abort reason of a worker that stops: its running conversions go back to the queue. */
-export class StopRequested extends Error {}
-
-/** A conversion interrupted more often than this (its worker died each time) is failed, not retried. */
-export const MAX_ATTEMPTS = 3;
 
 /** The error a failed conversion's request shows: a detail code with its fixed message, else CONVERT_FAILED. */
 export function requestError(e: unknown): StoredError {

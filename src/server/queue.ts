@@ -1,12 +1,5 @@
-import {
-  failRequest,
-  MAX_ATTEMPTS,
-  type RunOutcome,
-  type RunRequestDeps,
-  runClaimedRequest,
-  StopRequested,
-} from '../core/run-request.js';
-import type { RequestRecord } from '../store/types.js';
+import { failRequest, type RunOutcome, type RunRequestDeps, runClaimedRequest } from '../core/run-request.js';
+import { MAX_ATTEMPTS, type RequestRecord, StopRequested } from '../store/types.js';
 import { announceEnd, ConversionTrace, type QueueObserver } from './conversion-trace.js';
 import { RequestChanges } from './request-changes.js';
 

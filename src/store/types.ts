@@ -271,6 +271,12 @@ export interface BlobStore {
 }
 
 /** The seam between the API and the workers. */
+/** The abort reason of a worker that stops: its running conversions go back to the queue. */
+export class StopRequested extends Error {}
+
+/** A conversion interrupted more often than this (its worker died each time) is failed, not retried. */
+export const MAX_ATTEMPTS = 3;
+
 export interface JobQueue {
   /** Enqueues one conversion; the same request id enqueued twice is one job. */
   enqueue(requestId: string): Promise<void>;

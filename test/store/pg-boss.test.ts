@@ -2,9 +2,9 @@ import { type ChildProcess, fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MAX_ATTEMPTS, StopRequested } from '../../src/core/run-request.js';
 import { openPostgresRecords } from '../../src/store/postgres-records.js';
 import { jobIdOf, PgBossQueue, type PgBossQueueOptions } from '../../src/store/queue/pg-boss.js';
+import { MAX_ATTEMPTS, StopRequested } from '../../src/store/types.js';
 import { POSTGRES_MISSING, postgresBin, startPostgres, type TestPostgres } from '../support/postgres.js';
 import { queuedConversion } from '../support/records.js';
 

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import PgBoss from 'pg-boss';
-import { MAX_ATTEMPTS, StopRequested } from '../../core/run-request.js';
 import { databaseUnavailable } from '../postgres-db.js';
 import type { JobQueue } from '../types.js';
+import { MAX_ATTEMPTS, StopRequested } from '../types.js';
 
 /** Settings of the PostgreSQL job queue; the defaults suit conversions of up to several minutes. */
 export interface PgBossQueueOptions {
