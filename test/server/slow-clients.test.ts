@@ -1,5 +1,6 @@
 import { readdirSync, readlinkSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
+import { Agent, getGlobalDispatcher, setGlobalDispatcher } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   blobFiles,
@@ -17,7 +18,14 @@ let server: TestServer;
 let host: string;
 let port: number;
 
+const keptAlive = getGlobalDispatcher();
+
 beforeAll(async () => {
+  // With a 2 s idle limit the server closes an idle kept-alive connection after 1 s; a request
+  // sent on it at that moment dies with "other side closed" (a race every HTTP client has, and
+  // retries for idempotent requests only), so this file's requests each get a connection of
+  // their own.
+  setGlobalDispatcher(new Agent({ pipelining: 0 }));
   // Short limits so a test sees them act in seconds; one conversion slot, to show none is held.
   server = await startTestServer({
     concurrency: '1',
@@ -32,6 +40,7 @@ beforeAll(async () => {
   port = Number(url.port);
 });
 afterAll(async () => {
+  setGlobalDispatcher(keptAlive);
   await server.stop();
   removeDir(server.dataDir);
 });
