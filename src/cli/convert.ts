@@ -9,7 +9,7 @@ import { batchExitCode, EXIT, exitCodeOf } from '../errors/exit-codes.js';
 import { FileconvError } from '../errors/index.js';
 import { resolveFormat } from '../formats/index.js';
 import { fetchToFile } from '../intake/url.js';
-import { mapLimit } from '../run/pool.js';
+import { mapLimit } from '../run/concurrency.js';
 import type { Progress } from '../run/types.js';
 import {
   errorBody,

@@ -3,6 +3,7 @@ import { type DetectReport, detect } from '../detect/index.js';
 import { DETECT_EXIT_CODE, EXIT } from '../errors/exit-codes.js';
 import { isFileconvError } from '../errors/index.js';
 import { resolveFormat } from '../formats/index.js';
+import { mapLimit } from '../run/concurrency.js';
 
 /** Exit codes of `fileconv detect`. */
 
@@ -45,7 +46,7 @@ async function runDetect(files: string[], flags: DetectFlags): Promise<number> {
     process.stderr.write(`fileconv detect: unknown format "${flags.declared}" for --declared\n`);
     return DETECT_EXIT_CODE.INVALID_REQUEST;
   }
-  const results = await mapInOrder(files, PARALLEL, async (file): Promise<Row | Error> => {
+  const results = await mapLimit(files, PARALLEL, async (file): Promise<Row | Error> => {
     try {
       return { file, ...(await detect(file, { declared: flags.declared })) };
     } catch (e) {
@@ -90,18 +91,4 @@ export function renderTable(rows: Row[]): string {
           .trimEnd()}\n`,
     )
     .join('');
-}
-
-/** Runs `fn` over `items` with at most `limit` in flight, returning results in input order. */
-async function mapInOrder<T, R>(items: T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
-  const results = new Array<R>(items.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const i = next++;
-      results[i] = await fn(items[i]!);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  return results;
 }
