@@ -5,8 +5,6 @@ import { isFileconvError } from '../errors/index.js';
 import { resolveFormat } from '../formats/index.js';
 import { mapLimit } from '../run/concurrency.js';
 
-/** Exit codes of `fileconv detect`. */
-
 /** Files detected at once; detection is bounded I/O, so a few in flight keep the disk busy. */
 const PARALLEL = 8;
 

@@ -42,7 +42,7 @@ export function nodeOptions(command: Command): Command {
 
 type NodeFlags = RawServeOptions & { logFormat?: string; logLevel?: string };
 
-/** The settings of a node, validated once; undefined (exit code of INVALID_REQUEST, 2; message printed) when invalid. */
+/** The settings of a node, validated once; undefined (message printed, exit code set) when invalid. */
 export function nodeSettings(
   command: string,
   all: NodeFlags,
