@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CHROMIUM_NAMES } from '../converters/chromium/launch.js';
 import { closeBrowserPool, warmBrowser } from '../converters/chromium/pool.js';
-import { findBinary } from '../src/run/process.js';
+import { findBinary } from '../src/run/binary.js';
 import { runConversion } from '../src/run/runner.js';
 import { invoiceHtml } from '../test/converters/_web-pages.js';
 

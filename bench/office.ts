@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { closeOfficePool, convertWithPool, officePoolAvailable } from '../converters/libreoffice/pool.js';
 import { createLockedProfile } from '../converters/office/profile.js';
-import { findBinary } from '../src/run/process.js';
+import { findBinary } from '../src/run/binary.js';
 import { makeDocx, makePptx, makeXlsx } from '../test/office-pool/inputs.js';
 
 const FILTERS = {

@@ -1,17 +1,9 @@
 import { existsSync, statSync } from 'node:fs';
 import { basename, dirname, extname, resolve } from 'node:path';
 import type { Command } from 'commander';
+import { EXIT } from '../errors/exit-codes.js';
 import { FileconvError, isFileconvError } from '../errors/index.js';
 import { formatFromFilename } from '../formats/index.js';
-
-/** Exit codes of `fileconv convert` (documented in docs/cli.md). */
-export const EXIT = {
-  OK: 0,
-  FAILED: 1,
-  USAGE: 2,
-  UNSUPPORTED: 3,
-  PARTIAL: 4,
-} as const;
 
 /** Usage errors exit 2 (commander's own default is 1). */
 export function exitWithUsageCode(cmd: Command): Command {
@@ -25,8 +17,8 @@ export function exitWithUsageCode(cmd: Command): Command {
 export function interruptSignal(): AbortSignal {
   const controller = new AbortController();
   const onSignal = (name: NodeJS.Signals) => {
-    if (controller.signal.aborted) process.exit(130);
-    process.exitCode = name === 'SIGINT' ? 130 : 143;
+    if (controller.signal.aborted) process.exit(EXIT.SIGINT);
+    process.exitCode = name === 'SIGINT' ? EXIT.SIGINT : EXIT.SIGTERM;
     controller.abort();
   };
   process.once('SIGINT', onSignal);
@@ -122,14 +114,4 @@ export function errorBody(e: unknown): { code: string; message: string } {
   if (isFileconvError(e)) return { code: e.code, message: e.message };
   if (e instanceof UsageError) return { code: 'INVALID_REQUEST', message: e.message };
   return { code: 'CONVERT_FAILED', message: new FileconvError('CONVERT_FAILED').message };
-}
-
-/** The exit code of a batch from its per-input outcomes. */
-export function batchExitCode(results: { ok: boolean; error?: { code: string } }[]): number {
-  const failed = results.filter((r) => !r.ok);
-  if (failed.length === 0) return EXIT.OK;
-  if (failed.length < results.length) return EXIT.PARTIAL;
-  if (failed.every((r) => r.error?.code === 'UNSUPPORTED_CONVERSION')) return EXIT.UNSUPPORTED;
-  if (failed.every((r) => r.error?.code === 'INVALID_REQUEST')) return EXIT.USAGE;
-  return EXIT.FAILED;
 }

@@ -5,14 +5,13 @@ import type { Command } from 'commander';
 import ora, { type Ora } from 'ora';
 import { convertFile } from '../core/convert-file.js';
 import { closeEngines } from '../engine/registry.js';
+import { batchExitCode, EXIT, exitCodeOf } from '../errors/exit-codes.js';
 import { FileconvError } from '../errors/index.js';
 import { resolveFormat } from '../formats/index.js';
 import { fetchToFile } from '../intake/url.js';
-import { mapLimit } from '../run/pool.js';
+import { mapLimit } from '../run/concurrency.js';
 import type { Progress } from '../run/types.js';
 import {
-  batchExitCode,
-  EXIT,
   errorBody,
   exitWithUsageCode,
   interruptSignal,
@@ -87,9 +86,10 @@ async function convertCommand(args: string[], flags: ConvertFlags): Promise<numb
       throw new UsageError('--concurrency takes a whole number from 1 to 64');
     }
   } catch (e) {
-    if (json) console.log(JSON.stringify({ ok: false, error: errorBody(e) }));
+    const error = errorBody(e);
+    if (json) console.log(JSON.stringify({ ok: false, error }));
     else console.error(`fileconv convert: ${(e as Error).message}`);
-    return e instanceof FileconvError && e.code === 'UNSUPPORTED_CONVERSION' ? EXIT.UNSUPPORTED : EXIT.USAGE;
+    return exitCodeOf(error.code);
   }
 
   // A terminal that reports no width (some pseudo-terminals) would make the spinner redraw endlessly.
@@ -114,7 +114,7 @@ async function convertCommand(args: string[], flags: ConvertFlags): Promise<numb
     return line;
   });
   spinner?.stop();
-  if (signal.aborted) return Number(process.exitCode ?? 130);
+  if (signal.aborted) return Number(process.exitCode ?? EXIT.SIGINT);
   return batchExitCode(results);
 }
 

@@ -1,10 +1,9 @@
 import type { Command } from 'commander';
 import { type DetectReport, detect } from '../detect/index.js';
+import { DETECT_EXIT_CODE, EXIT } from '../errors/exit-codes.js';
 import { isFileconvError } from '../errors/index.js';
 import { resolveFormat } from '../formats/index.js';
-
-/** Exit codes of `fileconv detect`. */
-export const DETECT_EXIT = { USAGE: 1, UNREADABLE: 2, MISMATCH: 3 } as const;
+import { mapLimit } from '../run/concurrency.js';
 
 /** Files detected at once; detection is bounded I/O, so a few in flight keep the disk busy. */
 const PARALLEL = 8;
@@ -26,11 +25,14 @@ export function register(program: Command): void {
     .argument('<file...>', 'files to identify')
     .option('--json', 'print one JSON object a line instead of a table')
     .option('--declared <format>', 'the format the files are declared as (instead of their extensions)')
-    .option('--strict', `exit ${DETECT_EXIT.MISMATCH} when a detected format differs from the declared one`)
+    .option(
+      '--strict',
+      `exit ${DETECT_EXIT_CODE.FORMAT_MISMATCH} when a detected format differs from the declared one`,
+    )
     .addHelpText(
       'after',
-      `\nExit codes: 0 ok, ${DETECT_EXIT.USAGE} bad option, ${DETECT_EXIT.UNREADABLE} a file could not be read, ` +
-        `${DETECT_EXIT.MISMATCH} a mismatch under --strict.`,
+      `\nExit codes: 0 ok, ${DETECT_EXIT_CODE.INVALID_REQUEST} bad option, ${DETECT_EXIT_CODE.FILE_NOT_FOUND} a file could not be read, ` +
+        `${DETECT_EXIT_CODE.FORMAT_MISMATCH} a mismatch under --strict.`,
     )
     .action(async (files: string[], flags: DetectFlags) => {
       process.exitCode = await runDetect(files, flags);
@@ -40,9 +42,9 @@ export function register(program: Command): void {
 async function runDetect(files: string[], flags: DetectFlags): Promise<number> {
   if (flags.declared !== undefined && !resolveFormat(flags.declared)) {
     process.stderr.write(`fileconv detect: unknown format "${flags.declared}" for --declared\n`);
-    return DETECT_EXIT.USAGE;
+    return DETECT_EXIT_CODE.INVALID_REQUEST;
   }
-  const results = await mapInOrder(files, PARALLEL, async (file): Promise<Row | Error> => {
+  const results = await mapLimit(files, PARALLEL, async (file): Promise<Row | Error> => {
     try {
       return { file, ...(await detect(file, { declared: flags.declared })) };
     } catch (e) {
@@ -61,9 +63,9 @@ async function runDetect(files: string[], flags: DetectFlags): Promise<number> {
   } else if (rows.length > 0) {
     process.stdout.write(renderTable(rows));
   }
-  if (rows.length < files.length) return DETECT_EXIT.UNREADABLE;
-  if (flags.strict && rows.some((r) => !r.match)) return DETECT_EXIT.MISMATCH;
-  return 0;
+  if (rows.length < files.length) return DETECT_EXIT_CODE.FILE_NOT_FOUND;
+  if (flags.strict && rows.some((r) => !r.match)) return DETECT_EXIT_CODE.FORMAT_MISMATCH;
+  return EXIT.OK;
 }
 
 const COLUMNS: Array<[title: string, cell: (r: Row) => string]> = [
@@ -87,18 +89,4 @@ export function renderTable(rows: Row[]): string {
           .trimEnd()}\n`,
     )
     .join('');
-}
-
-/** Runs `fn` over `items` with at most `limit` in flight, returning results in input order. */
-async function mapInOrder<T, R>(items: T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
-  const results = new Array<R>(items.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const i = next++;
-      results[i] = await fn(items[i]!);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  return results;
 }

@@ -1,6 +1,6 @@
 import { execa } from 'execa';
+import { findBinary } from '../run/binary.js';
 import { ENGINE_ACCOUNT, engineConfinement, resetEngineConfinement } from '../run/confine.js';
-import { findBinary } from '../run/process.js';
 
 /**
  * Creates the unprivileged system account engines run as (no home, no login shell, a group of

@@ -1,5 +1,5 @@
 import { execa } from 'execa';
-import { findBinary } from '../run/process.js';
+import { findBinary } from '../run/binary.js';
 
 /** What every engine runs inside (src/run/confine.ts): bubblewrap's mount namespace. */
 export const SANDBOX_PACKAGES = ['bubblewrap'];

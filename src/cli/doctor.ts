@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { closeEngines, type EngineStatus, probeEngines, resetEngineCache } from '../engine/registry.js';
+import { EXIT } from '../errors/exit-codes.js';
 import { FONT_PACKAGE_NAMES } from '../fonts/catalog.js';
 import { checkFonts, type FontReport } from '../fonts/check.js';
 import { resetCatalog } from '../plan/index.js';
@@ -108,7 +109,7 @@ async function doctorCommand(flags: DoctorFlags): Promise<number> {
     if (missing.length > 0) {
       if (process.getuid?.() !== 0) {
         console.error(`fileconv doctor: --install needs root; run: ${aptInstallLine(missing)}`);
-        return 1;
+        return EXIT.FAILED;
       }
       console.error(`installing: ${missing.join(' ')}`);
       await aptInstall(missing);
@@ -167,6 +168,8 @@ async function doctorCommand(flags: DoctorFlags): Promise<number> {
     console.log(`\nwall time ${(selftest.wallMs / 1000).toFixed(1)} s`);
     console.log(`${selftest.passed} passed, ${selftest.failed} failed`);
   }
-  if (interrupted.aborted) return Number(process.exitCode ?? 130);
-  return missingEngines.length > 0 || missingFonts.length > 0 || (selftest && selftest.failed > 0) ? 1 : 0;
+  if (interrupted.aborted) return Number(process.exitCode ?? EXIT.SIGINT);
+  return missingEngines.length > 0 || missingFonts.length > 0 || (selftest && selftest.failed > 0)
+    ? EXIT.FAILED
+    : EXIT.OK;
 }

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
+import { EXIT } from '../errors/exit-codes.js';
 import { generateApiKey, hashSecret, keyPrefix } from '../identity/keys.js';
 import { webhookSecret } from '../server/secrets.js';
 import { openDataDirRecords } from '../store/sqlite-records.js';
@@ -128,7 +129,7 @@ export function register(program: Command): void {
       const found = await withKeys(opts.dataDir, (store) => store.revokeKey(id, Date.now()));
       if (!found) {
         console.error(`fileconv keys revoke: no key with id "${id}"; see \`fileconv keys list\`.`);
-        process.exitCode = 1;
+        process.exitCode = EXIT.FAILED;
         return;
       }
       console.log(`Revoked ${id}.`);

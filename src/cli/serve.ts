@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { EXIT, EXIT_CODE } from '../errors/exit-codes.js';
 import { FileconvError, isFileconvError } from '../errors/index.js';
 import { loopbackAllowanceFromEnv, TEST_LOOPBACK_WARNING } from '../intake/loopback.js';
 import { ENV_NAMES, type RawServeOptions, resolveServeConfig, type ServeConfig } from '../server/config.js';
@@ -41,7 +42,7 @@ export function nodeOptions(command: Command): Command {
 
 type NodeFlags = RawServeOptions & { logFormat?: string; logLevel?: string };
 
-/** The settings of a node, validated once; undefined (exit code 2, message printed) when invalid. */
+/** The settings of a node, validated once; undefined (message printed, exit code set) when invalid. */
 export function nodeSettings(
   command: string,
   all: NodeFlags,
@@ -60,7 +61,7 @@ export function nodeSettings(
   } catch (e) {
     if (!isFileconvError(e)) throw e;
     console.error(`fileconv ${command}: ${e.message}`);
-    process.exitCode = 2;
+    process.exitCode = EXIT_CODE[e.code];
     return undefined;
   }
 }
@@ -138,10 +139,10 @@ export function stopOnSignals(shutdown: () => Promise<void>): void {
   const stop = (signal: string) => {
     console.log(`${signal}: finishing running conversions, then stopping`);
     shutdown().then(
-      () => process.exit(0),
+      () => process.exit(EXIT.OK),
       (e) => {
         console.error(e);
-        process.exit(1);
+        process.exit(EXIT.FAILED);
       },
     );
   };

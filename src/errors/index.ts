@@ -1,6 +1,7 @@
 /**
  * Every failure the core reports is a FileconvError with one of these codes. The HTTP layer maps
- * codes to statuses in one place (HTTP_STATUS); the CLI maps them to exit codes.
+ * codes to statuses in one place (HTTP_STATUS); the CLI maps them to exit codes in another
+ * (EXIT_CODE, in exit-codes.ts).
  */
 export const ERROR_CODES = {
   // conversion detail codes (decisions.md: fixed messages)

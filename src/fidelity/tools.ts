@@ -2,7 +2,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { StepContext } from '../engine/contract.js';
-import { findBinary, runProcess } from '../run/process.js';
+import { findBinary } from '../run/binary.js';
+import { runProcess } from '../run/process.js';
 
 /** How long one measuring tool (pdftotext, ffprobe...) may run. */
 const TOOL_TIMEOUT_MS = 30_000;

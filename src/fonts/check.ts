@@ -1,5 +1,5 @@
 import { execa } from 'execa';
-import { findBinary } from '../run/process.js';
+import { findBinary } from '../run/binary.js';
 import { FONT_PACKAGES, type FontPackage } from './catalog.js';
 import { fontconfigEnv } from './fontconfig.js';
 

@@ -32,10 +32,11 @@ export function filenameFromUrl(url: URL): string | undefined {
 
 /**
  * Makes a name safe to create inside a folder: no directory parts, no control characters or
- * separators, no leading dots, bounded length (keeping the extension), never empty.
+ * separators, no leading dots, bounded length (keeping the extension), never empty: a name with
+ * nothing usable left becomes `fallback`.
  */
-export function sanitizeFilename(name: string | undefined): string {
-  if (!name) return FALLBACK_FILENAME;
+export function sanitizeFilename(name: string | undefined, fallback = FALLBACK_FILENAME): string {
+  if (!name) return fallback;
   const lastPart = name.split(/[/\\]/).pop() ?? '';
   const cleaned = lastPart
     .normalize('NFC')
@@ -45,11 +46,11 @@ export function sanitizeFilename(name: string | undefined): string {
     .trim()
     .replace(/^[.\s]+/, '')
     .replace(/[.\s]+$/, '');
-  if (cleaned === '') return FALLBACK_FILENAME;
-  return truncateKeepingExtension(cleaned, MAX_FILENAME_BYTES);
+  if (cleaned === '') return fallback;
+  return truncateKeepingExtension(cleaned, MAX_FILENAME_BYTES, fallback);
 }
 
-function truncateKeepingExtension(name: string, maxBytes: number): string {
+function truncateKeepingExtension(name: string, maxBytes: number, fallback: string): string {
   if (Buffer.byteLength(name) <= maxBytes) return name;
   const dot = name.lastIndexOf('.');
   const ext = dot > 0 && name.length - dot <= 16 ? name.slice(dot) : '';
@@ -58,7 +59,7 @@ function truncateKeepingExtension(name: string, maxBytes: number): string {
   const chars = Array.from(stem);
   while (chars.length > 0 && Buffer.byteLength(chars.join('') + ext) > maxBytes) chars.pop();
   stem = chars.join('').trim();
-  return stem === '' ? FALLBACK_FILENAME : stem + ext;
+  return stem === '' ? fallback : stem + ext;
 }
 
 /** `attachment; filename="a b.pdf"; filename*=UTF-8''a%20b.pdf` -> lower-cased names to values. */

@@ -3,7 +3,7 @@ import { lstatSync, readFileSync, readlinkSync } from 'node:fs';
 import { chown, lstat, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fontconfigFolders } from '../fonts/fontconfig.js';
-import { findBinary } from './process.js';
+import { findBinary } from './binary.js';
 
 /**
  * Filesystem and user confinement of engine processes, on top of the limits in sandbox.ts:

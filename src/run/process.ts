@@ -1,31 +1,14 @@
-import { accessSync, constants } from 'node:fs';
-import { delimiter, join } from 'node:path';
 import { execa } from 'execa';
 import type { EngineProbe, StepContext } from '../engine/contract.js';
+import { FileconvError } from '../errors/index.js';
 import { fontconfigEnv } from '../fonts/fontconfig.js';
+import { findBinary } from './binary.js';
 import { describeConfinement, engineConfinement, handToEngine } from './confine.js';
 import { type EngineLimits, engineSandbox, sandboxedCommand } from './sandbox.js';
 
+// Converters take everything they need to run an engine from this module.
+export { findBinary } from './binary.js';
 export type { EngineLimits } from './sandbox.js';
-
-import { FileconvError } from '../errors/index.js';
-
-/** First of `names` found as an executable on PATH (absolute names are checked as they are). */
-export function findBinary(names: readonly string[]): string | undefined {
-  const dirs = (process.env.PATH ?? '').split(delimiter).filter(Boolean);
-  for (const name of names) {
-    const candidates = name.includes('/') ? [name] : dirs.map((d) => join(d, name));
-    for (const c of candidates) {
-      try {
-        accessSync(c, constants.X_OK);
-        return c;
-      } catch {
-        // not here
-      }
-    }
-  }
-  return undefined;
-}
 
 /**
  * Probes a binary: found on PATH, and its version from `versionArgs` output through `pattern`

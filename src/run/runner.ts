@@ -10,9 +10,9 @@ import { extensionOf } from '../formats/index.js';
 import { buildGraph, optionFamilies, type PlannerEngines, planConversion } from '../plan/graph.js';
 import { loadCatalog } from '../plan/index.js';
 import { attachChecks } from './checks.js';
+import { engineSemaphore } from './concurrency.js';
 import { handToEngine } from './confine.js';
 import { scrubPaths, stepFailure } from './failure.js';
-import { engineSemaphore } from './semaphore.js';
 import type {
   ConversionJob,
   ConversionOutputFile,

@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
+import { findBinary } from './binary.js';
 import { confineCommand, type EngineAccess } from './confine.js';
-import { findBinary } from './process.js';
 
 /**
  * Operating-system limits put around every engine process runProcess starts: an address-space

@@ -5,7 +5,7 @@ import { detect } from '../detect/index.js';
 import type { EngineStatus } from '../engine/registry.js';
 import { type FormatId, getFormat } from '../formats/index.js';
 import { buildCatalog, loadCatalog } from '../plan/index.js';
-import { mapLimit } from '../run/pool.js';
+import { mapLimit } from '../run/concurrency.js';
 import type { Plan } from '../run/types.js';
 import { makeSamples } from './samples.js';
 import { StepCache } from './steps.js';

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { execa } from 'execa';
 import sharp from 'sharp';
 import type { FormatId } from '../formats/index.js';
-import { findBinary } from '../run/process.js';
+import { findBinary } from '../run/binary.js';
 import { zipOutputs } from '../run/zip.js';
 import { psdFrom, writeOdp } from './containers.js';
 

@@ -1,5 +1,6 @@
 import { Hono } from 'hono';
 import { FileconvError } from '../errors/index.js';
+import { drainRequest } from '../intake/upload.js';
 import { mountWebPage } from '../web/serve.js';
 import type { AppEnv, ServerContext } from './context.js';
 import { errorResponse, handleError } from './http-errors.js';
@@ -10,7 +11,6 @@ import { registerInfoRoutes } from './routes/info.js';
 import { registerIntakeRoutes } from './routes/intake.js';
 import { registerRequestRoutes } from './routes/requests.js';
 import { mountOpenApi } from './schemas/openapi-route.js';
-import { drainRequest } from './upload.js';
 
 function routePattern(path: string): RegExp {
   const source = path

@@ -2,9 +2,9 @@ import { cpus } from 'node:os';
 import { resolve } from 'node:path';
 import { z } from 'zod';
 import { FileconvError } from '../errors/index.js';
+import type { UploadPace } from '../intake/upload-pace.js';
 import { parseS3Url } from '../store/s3-settings.js';
 import { duration, flag, publicUrl, quotas, readText, size, wholeNumber } from './schemas/config-values.js';
-import type { UploadPace } from './upload-pace.js';
 
 /** The server's configuration, validated once at the edge and trusted everywhere after. */
 export interface ServeConfig {
@@ -31,7 +31,7 @@ export interface ServeConfig {
   rateLimit: number;
   /** Daily quotas of anonymous callers (per IP) and of each API key. */
   quotas: { anonymous: DailyQuotas; key: DailyQuotas };
-  /** The pace an upload must keep (src/server/upload-pace.ts). */
+  /** The pace an upload must keep (src/intake/upload-pace.ts). */
   uploadPace: UploadPace;
   /** A connection that neither sends nor takes a byte for this long is closed, in ms. */
   idleTimeoutMs: number;

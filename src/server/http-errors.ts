@@ -1,8 +1,8 @@
 import type { Context } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { type ErrorCode, FileconvError, HTTP_STATUS, isFileconvError, messageFor } from '../errors/index.js';
-import { UploadTooLargeError } from './upload.js';
-import { UploadTooSlowError } from './upload-pace.js';
+import { UploadTooLargeError } from '../intake/upload.js';
+import { UploadTooSlowError } from '../intake/upload-pace.js';
 
 /** The JSON error body every failure gets: `{"error": {"code", "message", ...extra}}`. */
 export function errorBody(code: ErrorCode, message: string, extra: Record<string, unknown> = {}) {

@@ -1,8 +1,9 @@
 import { rm, stat } from 'node:fs/promises';
 import { FileconvError } from '../errors/index.js';
+import { sanitizeFilename } from '../intake/filename.js';
 import { parseSourceUrl } from '../intake/source-url.js';
+import type { UploadedFile } from '../intake/upload.js';
 import type { ServerContext } from './context.js';
-import { sanitizeFilename, type UploadedFile } from './upload.js';
 
 /**
  * Fetches meta.source_url (into this node's scratch space, then) into the blob store as the request's input (before the 202, as

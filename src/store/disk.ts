@@ -26,7 +26,7 @@ export class DiskBlobStore implements BlobStore {
     const final = this.path(key);
     const partial = `${final}.part`;
     await mkdir(dirname(final), { recursive: true });
-    // A large buffer lets a fast upload reach the disk in few large writes (see server/upload.ts).
+    // A large buffer lets a fast upload reach the disk in few large writes (see intake/upload.ts).
     const stream = createWriteStream(partial, { flags: 'w', mode: 0o600, highWaterMark: 1024 * 1024 });
     return {
       stream,

@@ -1,13 +1,9 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import {
-  batchExitCode,
-  outputBaseName,
-  parseOptionPairs,
-  resolveTarget,
-  UsageError,
-} from '../../src/cli/convert-io.js';
+import { outputBaseName, parseOptionPairs, resolveTarget, UsageError } from '../../src/cli/convert-io.js';
+import { batchExitCode, EXIT_CODE, exitCodeOf } from '../../src/errors/exit-codes.js';
+import { ERROR_CODES } from '../../src/errors/index.js';
 import { tempDir } from '../helpers/step.js';
 
 describe('resolveTarget', () => {
@@ -74,5 +70,17 @@ describe('helpers', () => {
     expect(batchExitCode([{ ok: false, error: { code: 'INVALID_REQUEST' } }])).toBe(2);
     expect(batchExitCode([{ ok: false, error: { code: 'UNSUPPORTED_CONVERSION' } }])).toBe(3);
     expect(batchExitCode([{ ok: true }, { ok: false, error: { code: 'CONVERT_FAILED' } }])).toBe(4);
+    const mixed = [
+      { ok: false, error: { code: 'INVALID_REQUEST' } },
+      { ok: false, error: { code: 'UNSUPPORTED_CONVERSION' } },
+    ];
+    expect(batchExitCode(mixed)).toBe(1);
+  });
+
+  it('gives every error code an exit code, and 1 to text that is no code', () => {
+    expect(Object.keys(EXIT_CODE).sort()).toEqual(Object.keys(ERROR_CODES).sort());
+    expect(exitCodeOf('FORMAT_MISMATCH')).toBe(1);
+    expect(exitCodeOf('toString')).toBe(1);
+    expect(exitCodeOf('')).toBe(1);
   });
 });

@@ -3,7 +3,7 @@ import { basename, join } from 'node:path';
 import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
 import { detect } from '../../src/detect/index.js';
-import { findBinary } from '../../src/run/process.js';
+import { findBinary } from '../../src/run/binary.js';
 import { detectionAccepts } from '../../src/selftest/index.js';
 import { tinyPdf, writeSeeds } from '../../src/selftest/seeds.js';
 import { tempDir } from '../helpers/step.js';

@@ -11,7 +11,7 @@ import { sourceFormatOf } from '../../src/core/source-format.js';
 import { detect } from '../../src/detect/index.js';
 import { CONVERSION_DETAIL_CODES, isFileconvError } from '../../src/errors/index.js';
 import { getFormat } from '../../src/formats/index.js';
-import { mapLimit } from '../../src/run/pool.js';
+import { mapLimit } from '../../src/run/concurrency.js';
 import { runConversion } from '../../src/run/runner.js';
 import { CASE_CHECKS, isTarget, targetsFor } from './checks.js';
 import { type CorpusFile, fetchCorpus } from './fetch.js';

@@ -54,6 +54,13 @@ describe('sanitizeFilename', () => {
     expect(sanitizeFilename(input)).toBe(expected);
   });
 
+  it('names what has nothing usable left after the fallback it is given', () => {
+    expect(sanitizeFilename('../..', 'upload')).toBe('upload');
+    expect(sanitizeFilename(undefined, 'upload')).toBe('upload');
+    expect(sanitizeFilename('..\\..\\win\u0000dows\u0007.csv', 'upload')).toBe('windows.csv');
+    expect(sanitizeFilename(`${'x'.repeat(300)}.csv`, 'upload')).toBe(`${'x'.repeat(196)}.csv`);
+  });
+
   it('caps the length in bytes and keeps the extension', () => {
     const long = `${'é'.repeat(300)}.pdf`;
     const safe = sanitizeFilename(long);

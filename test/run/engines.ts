@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type ConversionEdge, type Converter, defineConverter } from '../../src/engine/contract.js';
 import { FileconvError } from '../../src/errors/index.js';
-import { findBinary, runProcess } from '../../src/run/process.js';
+import { findBinary } from '../../src/run/binary.js';
+import { runProcess } from '../../src/run/process.js';
 
 /** The folder of tiny misbehaving executables the runner tests put on PATH. */
 export const FIXTURE_BIN = fileURLToPath(new URL('../fixtures/bin', import.meta.url));

@@ -1,7 +1,6 @@
 import { Readable } from 'node:stream';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sanitizeFilename } from '../../src/server/upload.js';
 import {
   blobFiles,
   filePart,
@@ -159,8 +158,6 @@ describe('malformed uploads', () => {
   });
 
   it('cleans file names of paths and control characters', async () => {
-    expect(sanitizeFilename('..\\..\\win\u0000dows\u0007.csv')).toBe('windows.csv');
-    expect(sanitizeFilename('../..')).toBe('upload');
     const res = await post(convertUrl, [
       metaPart({ conversion: 'csv-json' }),
       filePart('../../etc/.evil name.csv', CSV),

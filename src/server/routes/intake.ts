@@ -4,6 +4,7 @@ import { formatMismatch } from '../../detect/declared.js';
 import { validateOptions } from '../../engine/options.js';
 import { FileconvError } from '../../errors/index.js';
 import { resolveFormat } from '../../formats/index.js';
+import { checkContentLength, type ParsedUpload, receiveUpload } from '../../intake/upload.js';
 import { optionFamilies } from '../../plan/index.js';
 import type { Plan } from '../../run/types.js';
 import { type AppEnv, meteredAs, type ServerContext, type WriteOperation } from '../context.js';
@@ -12,7 +13,6 @@ import { checkQuotaLeft, drawQuota, enforceWriteLimit, reportLimits } from '../m
 import { parseConvertMeta } from '../schemas/meta.js';
 import { fetchSourceUrl } from '../source-url.js';
 import { newOwnerToken, newRequestId, OWNER_TOKEN, sha256Hex } from '../tokens.js';
-import { checkContentLength, type ParsedUpload, receiveUpload } from '../upload.js';
 import { baseUrl, requestView } from '../views.js';
 import { awaitEnd, MAX_SUBMIT_WAIT_SECONDS, waitMs } from '../wait.js';
 

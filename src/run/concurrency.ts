@@ -1,5 +1,8 @@
 import { FileconvError } from '../errors/index.js';
 
+// The project's concurrency limits, in one place: a semaphore for work that arrives over time
+// (engine runs), and a bounded map for a list known up front (batches, self-test samples).
+
 /** A counting semaphore: at most `limit` holders at once, waiters served in arrival order. */
 export class Semaphore {
   private active = 0;
@@ -55,4 +58,22 @@ export function engineSemaphore(name: string, limit: number): Semaphore {
     perEngine.set(name, s);
   }
   return s;
+}
+
+/** Maps `items` through `work` with at most `limit` running at once; results keep the items' order. */
+export async function mapLimit<T, R>(
+  items: readonly T[],
+  limit: number,
+  work: (item: T, index: number) => Promise<R>,
+): Promise<R[]> {
+  const results = new Array<R>(items.length);
+  let next = 0;
+  const lanes = Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, async () => {
+    while (next < items.length) {
+      const i = next++;
+      results[i] = await work(items[i]!, i);
+    }
+  });
+  await Promise.all(lanes);
+  return results;
 }

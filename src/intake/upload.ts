@@ -3,11 +3,14 @@ import { pipeline } from 'node:stream/promises';
 import busboy from 'busboy';
 import { FileconvError } from '../errors/index.js';
 import type { BlobStore, BlobWriter } from '../store/types.js';
+import { sanitizeFilename } from './filename.js';
 import { type UploadPace, watchUploadPace } from './upload-pace.js';
 
 /** Room for multipart boundaries, part headers and the meta part on top of the file itself. */
 export const MULTIPART_OVERHEAD = 64 * 1024;
 const MAX_FIELD_BYTES = 64 * 1024;
+/** An uploaded part whose name has nothing usable left is called this. */
+const UPLOAD_FALLBACK_NAME = 'upload';
 /**
  * Buffering between the socket, the multipart parser and the file on disk. Node's 16 KiB default
  * paused and resumed the parser for every socket read; 1 MiB lets disk writes take several reads at
@@ -26,18 +29,6 @@ export interface ParsedUpload {
   /** Non-file parts by name (a `meta` sent as a file part is read into here too). */
   fields: Map<string, { value: string; mimeType: string }>;
   file: UploadedFile | undefined;
-}
-
-/** Drops path parts, NUL and control characters from a client's file name. */
-export function sanitizeFilename(raw: string | undefined): string {
-  const base = (raw ?? '').split(/[\\/]/).pop() ?? '';
-  const clean = base
-    .replace(/[\u0000-\u001f\u007f-\u009f]/g, '')
-    .replace(/["<>|:*?]/g, '_')
-    .replace(/^[.\s]+/, '')
-    .trim()
-    .slice(0, 200);
-  return clean || 'upload';
 }
 
 /**
@@ -173,12 +164,16 @@ export function receiveUpload(
             'INTAKE_FAILED',
             name === 'file'
               ? 'Send exactly one file part.'
-              : `Unexpected file part "${sanitizeFilename(name)}"; the file goes in the part "file".`,
+              : `Unexpected file part "${sanitizeFilename(name, UPLOAD_FALLBACK_NAME)}"; the file goes in the part "file".`,
           ),
         );
         return;
       }
-      file = { key: fileKey, filename: sanitizeFilename(info.filename), contentType: info.mimeType };
+      file = {
+        key: fileKey,
+        filename: sanitizeFilename(info.filename, UPLOAD_FALLBACK_NAME),
+        contentType: info.mimeType,
+      };
       stream.on('limit', () => refuse(tooLarge(maxFileBytes)));
       fileDone = blobs.createWriter(fileKey).then(async (w) => {
         writer = w;
@@ -198,7 +193,12 @@ export function receiveUpload(
 
     parser.on('field', (name, value, info) => {
       if (info.valueTruncated)
-        refuse(new FileconvError('INVALID_REQUEST', `The part "${sanitizeFilename(name)}" is too large.`));
+        refuse(
+          new FileconvError(
+            'INVALID_REQUEST',
+            `The part "${sanitizeFilename(name, UPLOAD_FALLBACK_NAME)}" is too large.`,
+          ),
+        );
       else fields.set(name, { value, mimeType: info.mimeType });
     });
     const tooMany = () =>
