@@ -5,7 +5,7 @@ import { validateOptions } from '../../engine/options.js';
 import { FileconvError } from '../../errors/index.js';
 import { resolveFormat } from '../../formats/index.js';
 import { optionFamilies } from '../../plan/index.js';
-import type { Plan } from '../../run/types.js';
+import type { Plan } from '../../plan/types.js';
 import { type AppEnv, meteredAs, type ServerContext, type WriteOperation } from '../context.js';
 import { incomingOf } from '../incoming.js';
 import { checkQuotaLeft, drawQuota, enforceWriteLimit, reportLimits } from '../metering.js';
