@@ -1,5 +1,6 @@
-import type { Hono, MiddlewareHandler } from 'hono';
-import { detectMessage, detectStored, submitConversion } from '../../core/submit-conversion.js';
+import type { Context, Hono, MiddlewareHandler } from 'hono';
+import { detectFile } from '../../core/detect-file.js';
+import { type SubmitMetering, submitConversion } from '../../core/submit-conversion.js';
 import { FileconvError } from '../../errors/index.js';
 import { type AppEnv, meteredAs, type ServerContext, type WriteOperation } from '../context.js';
 import { incomingOf } from '../incoming.js';
@@ -10,9 +11,6 @@ import { newOwnerToken, newRequestId, OWNER_TOKEN, sha256Hex } from '../tokens.j
 import { checkContentLength, type ParsedUpload, receiveUpload } from '../upload.js';
 import { baseUrl, requestView } from '../views.js';
 import { awaitEnd, MAX_SUBMIT_WAIT_SECONDS, waitMs } from '../wait.js';
-
-/** Detection answers within this time or fails (api.md: synchronous, at most 20 s). */
-const DETECT_TIMEOUT_MS = 20_000;
 
 /**
  * Runs before every write, after the caller is known: counts it against the per-minute limit,
@@ -44,16 +42,14 @@ function writeGate(ctx: ServerContext, operation: WriteOperation): MiddlewareHan
   };
 }
 
-async function withTimeout<T>(work: Promise<T>, ms: number, onTimeout: () => FileconvError): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(onTimeout()), ms);
-  });
-  try {
-    return await Promise.race([work, timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
+/** The caller's quotas as core draws on them; each decision is reported in the RateLimit headers. */
+function meteringOf(c: Context<AppEnv>, ctx: ServerContext): SubmitMetering {
+  const identity = meteredAs(c.get('identity'));
+  return {
+    identity,
+    draw: (kind) => drawQuota(c, ctx.limits, kind),
+    refund: (draw) => ctx.limits.refund(identity, draw),
+  };
 }
 
 async function readUpload(
@@ -71,7 +67,6 @@ async function readUpload(
 
 export function registerIntakeRoutes(app: Hono<AppEnv>, ctx: ServerContext): void {
   const { store, blobs } = ctx;
-  const event = (at: number, kind: string, message: string) => ({ at, kind, message });
 
   app.post('/api/public/detect', writeGate(ctx, 'detect'), async (c) => {
     const id = newRequestId();
@@ -92,40 +87,14 @@ export function registerIntakeRoutes(app: Hono<AppEnv>, ctx: ServerContext): voi
           `Unknown part "${unexpected[0]!.slice(0, 40)}"; detect takes "file" and an optional "declared".`,
         );
       if (file.size === 0) throw new FileconvError('INTAKE_FAILED', 'The file part is empty.');
-      const declared = upload.fields.get('declared')?.value;
-      const draw = await drawQuota(c, ctx.limits, 'file_checks');
-      const report = await withTimeout(
-        detectStored(ctx, file.key, {
-          declared,
-          filename: file.filename,
-          contentType: file.contentType,
-        }),
-        DETECT_TIMEOUT_MS,
-        () => new FileconvError('CONVERT_API_UNAVAILABLE', 'Detection took longer than 20 s; retry later.'),
-      ).catch(async (e: unknown) => {
-        // A check that produced no report is not counted.
-        await ctx.limits.refund(meteredAs(c.get('identity')), draw);
-        throw e;
+      const report = await detectFile(ctx, {
+        id,
+        receivedAt: received,
+        input: file,
+        declared: upload.fields.get('declared')?.value,
+        ownerHash: c.get('ownerHash'),
+        metering: meteringOf(c, ctx),
       });
-      const now = Date.now();
-      await store.createRequest(
-        {
-          id,
-          kind: 'detect',
-          status: 'succeeded',
-          filename: file.filename,
-          ownerHash: c.get('ownerHash'),
-          identity: meteredAs(c.get('identity')),
-          queue: 'done',
-          progress: { percent: 100, stage: 'done', step: 0, steps: 0 },
-          report: { ...report },
-          createdAt: received,
-        },
-        [
-          event(received, 'received', `Received ${file.filename} (${file.size} bytes).`),
-          event(now, 'detected', detectMessage(report)),
-        ],
-      );
       return c.json({ request_id: id, status: 'succeeded', report });
     } finally {
       if (file) await blobs.delete(file.key).catch(() => {});
@@ -171,7 +140,6 @@ export function registerIntakeRoutes(app: Hono<AppEnv>, ctx: ServerContext): voi
           'meta.conversion is required (like "docx-pdf"); a source_url may give "to" instead.',
         );
       }
-      const identity = meteredAs(c.get('identity'));
       const webhook = meta.webhook;
       // From here the stored input is the submission's: it deletes it when the request is refused.
       stored = false;
@@ -183,11 +151,7 @@ export function registerIntakeRoutes(app: Hono<AppEnv>, ctx: ServerContext): voi
         to: meta.to,
         options: meta.options,
         ownerHash: c.get('ownerHash'),
-        metering: {
-          identity,
-          draw: (kind) => drawQuota(c, ctx.limits, kind),
-          refund: (draw) => ctx.limits.refund(identity, draw),
-        },
+        metering: meteringOf(c, ctx),
         webhook: webhook && {
           check: () => ctx.webhooks.checkTarget(webhook, c.req.raw.signal),
           register: (requestId) => ctx.webhooks.register(requestId, webhook, baseUrl(c, ctx.config)),
