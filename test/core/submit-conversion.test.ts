@@ -2,6 +2,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { detectFile } from '../../src/core/detect-file.js';
 import { runRequestJob } from '../../src/core/run-request.js';
 import {
   type ConversionSubmission,
@@ -155,5 +156,18 @@ describe('submitConversion', () => {
       expect(queued).not.toContain(sub.id);
     }
     expect(await used()).toBe(before);
+  });
+});
+
+describe('detectFile', () => {
+  it('records one file check, counts it and deletes the input', async () => {
+    const { id, receivedAt, input, ownerHash, metering } = await stored('table.txt', 'a,b\n1,2\n3,4\n', {});
+    const checks = async () => DAILY - (await records.quotas.peek(IDENTITY, 'file_checks', DAILY)).remaining;
+    const before = await checks();
+    const report = await detectFile(deps, { id, receivedAt, input, ownerHash, metering });
+    expect(report).toMatchObject({ declared: 'txt', detected: 'csv' });
+    expect(await checks()).toBe(before + 1);
+    expect(await records.requests.getRequest(id)).toMatchObject({ kind: 'detect', status: 'succeeded' });
+    expect(await blobs.stat(input.key)).toBeUndefined();
   });
 });
