@@ -9,7 +9,7 @@ import {
 } from './submit-conversion.js';
 
 /** Detection answers within this time or fails (api.md: synchronous, at most 20 s). */
-export const DETECT_TIMEOUT_MS = 20_000;
+const DETECT_TIMEOUT_MS = 20_000;
 
 export interface DetectSubmission {
   id: string;
