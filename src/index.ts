@@ -22,4 +22,5 @@ export {
   type FileconvServer,
   type ServiceOptions,
 } from './lib/server.js';
+export type * from './plan/types.js';
 export type * from './run/types.js';

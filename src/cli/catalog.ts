@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { resolveFormat } from '../formats/index.js';
 import { listCatalog } from '../plan/index.js';
-import type { Plan } from '../run/types.js';
+import type { Plan } from '../plan/types.js';
 import { exitWithUsageCode } from './convert-io.js';
 
 interface CatalogFlags {

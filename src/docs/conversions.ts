@@ -3,7 +3,7 @@ import type { Converter } from '../engine/contract.js';
 import { OPTION_SPECS, type OptionName } from '../engine/options.js';
 import { buildCatalog } from '../plan/graph.js';
 import { holdersText, KIND_RULES } from '../plan/meaning.js';
-import type { Plan } from '../run/types.js';
+import type { Plan } from '../plan/types.js';
 
 function table(head: string[], rows: string[][]): string[] {
   return [

@@ -2,8 +2,8 @@ import type { ConversionEdge, ConversionFamily, Converter } from '../engine/cont
 import type { ConversionOptions } from '../engine/options.js';
 import type { EngineStatus } from '../engine/registry.js';
 import { type FormatId, resolveFormat } from '../formats/index.js';
-import type { Plan, PlannedStep } from '../run/types.js';
 import { type ContentKind, nextKind, sourceKind } from './meaning.js';
+import type { Plan, PlannedStep } from './types.js';
 
 /** Longest path the planner considers. */
 export const MAX_STEPS = 3;

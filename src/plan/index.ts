@@ -1,6 +1,6 @@
 import { type EngineStatus, probeEngines } from '../engine/registry.js';
-import type { Plan } from '../run/types.js';
 import { buildCatalog } from './graph.js';
+import type { Plan } from './types.js';
 
 export {
   buildCatalog,

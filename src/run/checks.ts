@@ -1,7 +1,8 @@
 import { stat } from 'node:fs/promises';
 import type { ConversionOptions } from '../engine/options.js';
 import { artifactChecks, describeChecks } from '../fidelity/index.js';
-import type { ConversionOutputFile, Plan } from './types.js';
+import type { Plan } from '../plan/types.js';
+import type { ConversionOutputFile } from './types.js';
 
 /**
  * Largest source or output the checks read. Words are counted in this process: tens of megabytes

@@ -9,18 +9,12 @@ import { FileconvError } from '../errors/index.js';
 import { extensionOf } from '../formats/index.js';
 import { buildGraph, optionFamilies, type PlannerEngines, planConversion } from '../plan/graph.js';
 import { loadCatalog } from '../plan/index.js';
+import type { Plan, PlannedStep } from '../plan/types.js';
 import { attachChecks } from './checks.js';
 import { engineSemaphore } from './concurrency.js';
 import { handToEngine } from './confine.js';
 import { scrubPaths, stepFailure } from './failure.js';
-import type {
-  ConversionJob,
-  ConversionOutputFile,
-  ConversionResult,
-  Plan,
-  PlannedStep,
-  RunEvent,
-} from './types.js';
+import type { ConversionJob, ConversionOutputFile, ConversionResult, RunEvent } from './types.js';
 
 export const DEFAULT_TIMEOUT_MS = 120_000;
 export const DEFAULT_ENGINE_CONCURRENCY = 2;

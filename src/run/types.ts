@@ -1,29 +1,6 @@
-import type { ConversionEdge } from '../engine/contract.js';
 import type { ArtifactChecks } from '../fidelity/describe.js';
 import type { FormatId } from '../formats/index.js';
-
-/** One step of a planned conversion: an edge and the engine that runs it, with fallbacks. */
-export interface PlannedStep {
-  from: FormatId;
-  to: FormatId;
-  /** Engines able to do this step, best first; later ones are fallbacks. */
-  engines: string[];
-  /** The best engine's edge. */
-  edge: ConversionEdge;
-  /** Each engine's edge, in the order of `engines`. */
-  edges: ConversionEdge[];
-}
-
-/** A path through the conversion graph. */
-export interface Plan {
-  key: string; // `${from}-${to}`
-  from: FormatId;
-  to: FormatId;
-  family: ConversionEdge['family'];
-  lossy: boolean;
-  cost: number;
-  steps: PlannedStep[];
-}
+import type { Plan } from '../plan/types.js';
 
 export type ProgressStage = 'queued' | 'converting' | 'storing' | 'done';
 

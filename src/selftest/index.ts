@@ -5,8 +5,8 @@ import { detect } from '../detect/index.js';
 import type { EngineStatus } from '../engine/registry.js';
 import { type FormatId, getFormat } from '../formats/index.js';
 import { buildCatalog, loadCatalog } from '../plan/index.js';
+import type { Plan } from '../plan/types.js';
 import { mapLimit } from '../run/concurrency.js';
-import type { Plan } from '../run/types.js';
 import { makeSamples } from './samples.js';
 import { StepCache } from './steps.js';
 

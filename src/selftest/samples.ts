@@ -2,9 +2,9 @@ import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type FormatId, getFormat } from '../formats/index.js';
 import { type PlannerEngines, planConversion } from '../plan/graph.js';
+import type { Plan } from '../plan/types.js';
 import { mapLimit } from '../run/concurrency.js';
 import { runConversion } from '../run/runner.js';
-import type { Plan } from '../run/types.js';
 import { muxSpeechVideo, writeSeeds } from './seeds.js';
 
 /** The sample of each source format, or why there is none. */

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import type { PlannerEngines } from '../plan/graph.js';
+import type { Plan, PlannedStep } from '../plan/types.js';
 import { executePlan } from '../run/runner.js';
-import type { Plan, PlannedStep } from '../run/types.js';
 
 export interface StepOutcome {
   files: string[];

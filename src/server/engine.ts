@@ -1,5 +1,6 @@
 import type { DetectOptions, DetectReport } from '../detect/index.js';
-import type { ConversionJob, ConversionResult, Plan } from '../run/types.js';
+import type { Plan } from '../plan/types.js';
+import type { ConversionJob, ConversionResult } from '../run/types.js';
 
 export interface EngineInfo {
   name: string;

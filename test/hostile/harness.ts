@@ -19,8 +19,8 @@ import type { EngineStatus } from '../../src/engine/registry.js';
 import { type ErrorCode, isFileconvError } from '../../src/errors/index.js';
 import type { FormatId } from '../../src/formats/index.js';
 import { loadCatalog } from '../../src/plan/index.js';
+import type { Plan } from '../../src/plan/types.js';
 import { executePlan, runConversion } from '../../src/run/runner.js';
-import type { Plan } from '../../src/run/types.js';
 
 /**
  * The canaries every hostile case is checked against: secret files outside the job folder (their

@@ -1,12 +1,8 @@
-import type { Hono, MiddlewareHandler } from 'hono';
-import { sourceFormatOf } from '../../core/source-format.js';
-import { formatMismatch } from '../../detect/declared.js';
-import { validateOptions } from '../../engine/options.js';
+import type { Context, Hono, MiddlewareHandler } from 'hono';
+import { detectFile } from '../../core/detect-file.js';
+import { type SubmitMetering, submitConversion } from '../../core/submit-conversion.js';
 import { FileconvError } from '../../errors/index.js';
-import { resolveFormat } from '../../formats/index.js';
 import { checkContentLength, type ParsedUpload, receiveUpload } from '../../intake/upload.js';
-import { optionFamilies } from '../../plan/index.js';
-import type { Plan } from '../../run/types.js';
 import { type AppEnv, meteredAs, type ServerContext, type WriteOperation } from '../context.js';
 import { incomingOf } from '../incoming.js';
 import { checkQuotaLeft, drawQuota, enforceWriteLimit, reportLimits } from '../metering.js';
@@ -15,20 +11,6 @@ import { fetchSourceUrl } from '../source-url.js';
 import { newOwnerToken, newRequestId, OWNER_TOKEN, sha256Hex } from '../tokens.js';
 import { baseUrl, requestView } from '../views.js';
 import { awaitEnd, MAX_SUBMIT_WAIT_SECONDS, waitMs } from '../wait.js';
-
-/** Detection answers within this time or fails (api.md: synchronous, at most 20 s). */
-const DETECT_TIMEOUT_MS = 20_000;
-
-/** Detects a stored upload through a local copy (the blob itself on disk). */
-function detectBlob(
-  ctx: ServerContext,
-  key: string,
-  opts: Parameters<ServerContext['engine']['detect']>[1],
-): ReturnType<ServerContext['engine']['detect']> {
-  return ctx.scratch.withDir('detect', (dir) =>
-    ctx.blobs.withLocalCopy(key, dir, (path) => ctx.engine.detect(path, opts)),
-  );
-}
 
 /**
  * Runs before every write, after the caller is known: counts it against the per-minute limit,
@@ -60,36 +42,14 @@ function writeGate(ctx: ServerContext, operation: WriteOperation): MiddlewareHan
   };
 }
 
-async function withTimeout<T>(work: Promise<T>, ms: number, onTimeout: () => FileconvError): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(onTimeout()), ms);
-  });
-  try {
-    return await Promise.race([work, timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
-/** Finds a catalog plan by key (`csv-json`), accepting aliases on either side (`jpeg-png`). */
-export function findPlan(plans: readonly Plan[], key: string): Plan | undefined {
-  const exact = plans.find((p) => p.key === key);
-  if (exact) return exact;
-  for (let i = key.indexOf('-'); i > 0; i = key.indexOf('-', i + 1)) {
-    const from = resolveFormat(key.slice(0, i))?.id;
-    const to = resolveFormat(key.slice(i + 1))?.id;
-    const plan = from && to ? plans.find((p) => p.from === from && p.to === to) : undefined;
-    if (plan) return plan;
-  }
-  return undefined;
-}
-
-function unsupported(key: string): FileconvError {
-  return new FileconvError(
-    'UNSUPPORTED_CONVERSION',
-    `The conversion "${key.slice(0, 60)}" is not in the catalog; see GET /api/public/conversions.`,
-  );
+/** The caller's quotas as core draws on them; each decision is reported in the RateLimit headers. */
+function meteringOf(c: Context<AppEnv>, ctx: ServerContext): SubmitMetering {
+  const identity = meteredAs(c.get('identity'));
+  return {
+    identity,
+    draw: (kind) => drawQuota(c, ctx.limits, kind),
+    refund: (draw) => ctx.limits.refund(identity, draw),
+  };
 }
 
 async function readUpload(
@@ -106,8 +66,7 @@ async function readUpload(
 }
 
 export function registerIntakeRoutes(app: Hono<AppEnv>, ctx: ServerContext): void {
-  const { store, blobs, engine } = ctx;
-  const event = (at: number, kind: string, message: string) => ({ at, kind, message });
+  const { store, blobs } = ctx;
 
   app.post('/api/public/detect', writeGate(ctx, 'detect'), async (c) => {
     const id = newRequestId();
@@ -128,40 +87,14 @@ export function registerIntakeRoutes(app: Hono<AppEnv>, ctx: ServerContext): voi
           `Unknown part "${unexpected[0]!.slice(0, 40)}"; detect takes "file" and an optional "declared".`,
         );
       if (file.size === 0) throw new FileconvError('INTAKE_FAILED', 'The file part is empty.');
-      const declared = upload.fields.get('declared')?.value;
-      const draw = await drawQuota(c, ctx.limits, 'file_checks');
-      const report = await withTimeout(
-        detectBlob(ctx, file.key, {
-          declared,
-          filename: file.filename,
-          contentType: file.contentType,
-        }),
-        DETECT_TIMEOUT_MS,
-        () => new FileconvError('CONVERT_API_UNAVAILABLE', 'Detection took longer than 20 s; retry later.'),
-      ).catch(async (e: unknown) => {
-        // A check that produced no report is not counted.
-        await ctx.limits.refund(meteredAs(c.get('identity')), draw);
-        throw e;
+      const report = await detectFile(ctx, {
+        id,
+        receivedAt: received,
+        input: file,
+        declared: upload.fields.get('declared')?.value,
+        ownerHash: c.get('ownerHash'),
+        metering: meteringOf(c, ctx),
       });
-      const now = Date.now();
-      await store.createRequest(
-        {
-          id,
-          kind: 'detect',
-          status: 'succeeded',
-          filename: file.filename,
-          ownerHash: c.get('ownerHash'),
-          identity: meteredAs(c.get('identity')),
-          queue: 'done',
-          progress: { percent: 100, stage: 'done', step: 0, steps: 0 },
-          report: { ...report },
-          createdAt: received,
-        },
-        [
-          event(received, 'received', `Received ${file.filename} (${file.size} bytes).`),
-          event(now, 'detected', detectMessage(report)),
-        ],
-      );
       return c.json({ request_id: id, status: 'succeeded', report });
     } finally {
       if (file) await blobs.delete(file.key).catch(() => {});
@@ -201,78 +134,29 @@ export function registerIntakeRoutes(app: Hono<AppEnv>, ctx: ServerContext): voi
           'The file part is missing: send the file in a part named "file" (or meta.source_url).',
         );
       if (file.size === 0) throw new FileconvError('INTAKE_FAILED', 'The file part is empty.');
-      const { plans } = await engine.catalog();
-      let plan: Plan | undefined;
-      let report: Awaited<ReturnType<typeof engine.detect>> | undefined;
-      if (meta.conversion !== undefined) {
-        plan = findPlan(plans, meta.conversion);
-        if (!plan) throw unsupported(meta.conversion);
-      } else if (meta.sourceUrl !== undefined && meta.to !== undefined) {
-        report = await detectBlob(ctx, file.key, { filename: file.filename, contentType: file.contentType });
-        const to = resolveFormat(meta.to)?.id ?? meta.to;
-        const from = sourceFormatOf(report);
-        plan = from ? findPlan(plans, `${from}-${to}`) : undefined;
-        if (!plan) throw unsupported(`${from ?? 'unknown'}-${to}`);
-      } else {
+      if (meta.conversion === undefined && (meta.sourceUrl === undefined || meta.to === undefined)) {
         throw new FileconvError(
           'INVALID_REQUEST',
           'meta.conversion is required (like "docx-pdf"); a source_url may give "to" instead.',
         );
       }
-      if (meta.to !== undefined && meta.conversion !== undefined && resolveFormat(meta.to)?.id !== plan.to) {
-        throw new FileconvError(
-          'INVALID_REQUEST',
-          `meta.to (${meta.to.slice(0, 20)}) does not match the conversion ${plan.key}.`,
-        );
-      }
-      validateOptions(meta.options ?? {}, optionFamilies(plan));
-      if (meta.webhook) await ctx.webhooks.checkTarget(meta.webhook, c.req.raw.signal);
-      report ??= await detectBlob(ctx, file.key, {
-        declared: plan.from,
-        filename: file.filename,
-        contentType: file.contentType,
-      });
-      // Refused before any engine runs: an SVG uploaded as png never reaches an image decoder.
-      const mismatch = formatMismatch(plan.from, { id: report.detected, confidence: report.confidence });
-      if (mismatch) throw mismatch;
-      const detectedAt = Date.now();
-      // Only accepted work counts: the unit is taken once the request is valid, just before it is filed.
-      const isVoice = plan.family === 'voice' || plan.steps.some((s) => s.edge.family === 'voice');
-      const draw = await drawQuota(c, ctx.limits, isVoice ? 'voice' : 'conversions');
-      const identity = meteredAs(c.get('identity'));
-      const ahead = await ctx.queue.depth();
-      try {
-        await store.createRequest(
-          {
-            id,
-            kind: 'convert',
-            status: 'running',
-            conversion: plan.key,
-            from: plan.from,
-            to: plan.to,
-            options: meta.options,
-            filename: file.filename,
-            inputKey: file.key,
-            ownerHash: c.get('ownerHash'),
-            identity,
-            quota: draw,
-            queue: 'queued',
-            progress: { percent: 0, stage: 'queued', step: 0, steps: plan.steps.length },
-            createdAt: received,
-          },
-          [
-            event(received, 'received', `Received ${file.filename} (${file.size} bytes) for ${plan.key}.`),
-            event(detectedAt, 'detected', detectMessage(report)),
-            event(detectedAt, 'queued', `Queued behind ${ahead} other conversion${ahead === 1 ? '' : 's'}.`),
-          ],
-        );
-      } catch (e) {
-        await ctx.limits.refund(identity, draw);
-        throw e;
-      }
+      const webhook = meta.webhook;
+      // From here the stored input is the submission's: it deletes it when the request is refused.
       stored = false;
-      if (meta.webhook) await ctx.webhooks.register(id, meta.webhook, baseUrl(c, ctx.config));
-      await ctx.queue.submit(id);
+      await submitConversion(ctx, {
+        id,
+        receivedAt: received,
+        input: file,
+        conversion: meta.conversion,
+        to: meta.to,
+        options: meta.options,
+        ownerHash: c.get('ownerHash'),
+        metering: meteringOf(c, ctx),
+        webhook: webhook && {
+          check: () => ctx.webhooks.checkTarget(webhook, c.req.raw.signal),
+          register: (requestId) => ctx.webhooks.register(requestId, webhook, baseUrl(c, ctx.config)),
+        },
+      });
       // ?wait=N (an extension of api.md): the finished request as GET /requests/{id} shows it, if it ends in time.
       const finished = wait > 0 ? await awaitEnd(ctx, id, wait, c.req.raw.signal) : undefined;
       if (finished && finished.status !== 'running') {
@@ -284,17 +168,4 @@ export function registerIntakeRoutes(app: Hono<AppEnv>, ctx: ServerContext): voi
       if (stored) await blobs.delete(inputKey).catch(() => {});
     }
   });
-}
-
-function detectMessage(r: {
-  declared: string;
-  detected: string;
-  match: boolean;
-  confidence: number;
-}): string {
-  const found = r.detected
-    ? `Detected ${r.detected} (confidence ${r.confidence.toFixed(2)})`
-    : 'The format could not be detected';
-  if (!r.declared) return `${found}.`;
-  return `${found}; declared ${r.declared}: ${r.match ? 'they match' : 'they differ'}.`;
 }
