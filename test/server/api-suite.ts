@@ -3,6 +3,7 @@ import sharp from 'sharp';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodeOpaque } from '../../src/server/tokens.js';
+import { openStores } from '../../src/store/open.js';
 import { SETUP_TITLES, type Setup, type SetupName, setupMissing, startSetup } from '../support/setups.js';
 import {
   filePart,
@@ -165,6 +166,24 @@ export function apiSuite(setupName: SetupName): void {
         );
         expect(expired.status).toBe(403);
         expect(expired.json).toEqual({ error: { code: 'LINK_EXPIRED', message: expect.any(String) } });
+      });
+
+      it("keeps the request in the setup's records and its file in the setup's storage", async () => {
+        const { dataDir, database, storage } = server.context.config;
+        const distributed = setupName === 'postgres-s3';
+        expect(database?.startsWith('postgres://') ?? false).toBe(distributed);
+        expect(storage?.startsWith('s3://') ?? false).toBe(distributed);
+        // A second view of the same places, opened apart from the server, through the store interfaces.
+        const view = await openStores({ dataDir, database, storage }, () => {});
+        try {
+          expect(await view.records.requests.getRequest(id)).toMatchObject({ status: 'succeeded' });
+          const [stored] = await view.records.requests.artifacts(id);
+          expect(stored).toMatchObject({ format: 'json', size: artifact.size, sha256: artifact.sha256 });
+          expect(await view.blobs.stat(stored!.blobKey)).toEqual({ size: artifact.size });
+          expect(await view.blobs.list()).toContain(stored!.blobKey);
+        } finally {
+          await view.close();
+        }
       });
 
       it('keeps a timeline as JSON and as text', async () => {
