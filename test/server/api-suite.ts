@@ -263,11 +263,22 @@ export function apiSuite(setupName: SetupName): void {
           error: { code: 'CONVERT_FAILED', message: expect.any(String), detail: 'MALFORMED_DOCUMENT' },
         });
         const timeline = await get(`${base}/api/public/requests/${rid}/timeline`);
-        // The trail ends with the failure and, after it, the refund of the quota unit.
-        expect(timeline.json.events.map((e: { kind: string }) => e.kind).slice(-2)).toEqual([
+        // The trail tells the run in the order it happened and ends with the failure and, after
+        // it, the refund of the quota unit (engine log lines may come between the steps).
+        const events: { kind: string; at: string }[] = timeline.json.events;
+        expect(events.map((e) => e.kind).filter((k) => k !== 'log')).toEqual([
+          'received',
+          'detected',
+          'queued',
+          'started',
+          'step-started',
+          'engine-try',
+          'engine-failed',
           'failed',
           'refunded',
         ]);
+        const times = events.map((e) => Date.parse(e.at));
+        expect(times).toEqual([...times].sort((a, b) => a - b));
         expect(timeline.text).not.toMatch(/\/tmp\/|fileconv-data|blobs\//);
       });
     });
