@@ -33,7 +33,14 @@ export interface Setup {
 /** Starts what the setup needs: for PostgreSQL + S3, one throwaway cluster and one s3rver. */
 export async function startSetup(name: SetupName): Promise<Setup> {
   if (name === 'sqlite-disk') return { name, stores: async () => ({}), stop: async () => {} };
-  const [pg, s3] = await Promise.all([startPostgres(), startTestS3()]);
+  const started = await Promise.allSettled([startPostgres(), startTestS3()]);
+  const [pgStart, s3Start] = started;
+  if (pgStart.status === 'rejected' || s3Start.status === 'rejected') {
+    // The one that did start is stopped, so a failed start leaves no server behind.
+    await Promise.all(started.map((s) => (s.status === 'fulfilled' ? s.value.stop() : undefined)));
+    throw pgStart.status === 'rejected' ? pgStart.reason : (s3Start as PromiseRejectedResult).reason;
+  }
+  const [pg, s3] = [pgStart.value, s3Start.value];
   // The server in this process reads the S3 endpoint and credentials from the environment, as
   // `fileconv serve` does; they are put back when the setup stops.
   const saved = Object.fromEntries(Object.keys(s3.env).map((k) => [k, process.env[k]]));
