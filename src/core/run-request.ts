@@ -15,6 +15,7 @@ import {
   type RequestStore,
   type StoredError,
 } from '../store/types.js';
+import { orderedWrites } from './ordered-writes.js';
 
 /** The engine side a worker needs: run a plan, zip several outputs. */
 export interface ConversionRunner {
@@ -95,7 +96,11 @@ export async function runClaimedRequest(
   enginesDone?: () => void,
 ): Promise<RunOutcome> {
   const { store, blobs, scratch, engine } = deps;
-  const event = (kind: string, message: string) => store.addEvent(r.id, { at: Date.now(), kind, message });
+  const writes = orderedWrites();
+  const event = (kind: string, message: string) => {
+    const at = Date.now();
+    return writes.write(() => store.addEvent(r.id, { at, kind, message }));
+  };
   let outDir: string | undefined;
   let lastPercent = -1;
   let lastStage = '';
@@ -105,8 +110,9 @@ export async function runClaimedRequest(
     if (percent === lastPercent && p.stage === lastStage) return;
     lastPercent = percent;
     lastStage = p.stage;
-    store
-      .updateProgress(r.id, { ...p, percent }, Date.now())
+    const at = Date.now();
+    writes
+      .write(() => store.updateProgress(r.id, { ...p, percent }, at))
       .catch((e) => deps.log(`progress of ${r.id} not stored: ${(e as Error).message}`));
   };
   try {
@@ -146,6 +152,8 @@ export async function runClaimedRequest(
     const names = artifacts.map((a) => a.name).join(', ');
     // The input goes before the status changes, so a poller that sees the end sees it settled.
     await dropInput(deps, r);
+    // The end is the timeline's last event and the final progress: nothing written before it may land after.
+    await writes.settled();
     const finished = await store.finishSucceeded(r.id, artifacts, Date.now(), {
       at: Date.now(),
       kind: 'succeeded',
@@ -158,6 +166,7 @@ export async function runClaimedRequest(
     }
     return 'succeeded';
   } catch (e) {
+    await writes.settled();
     // Aborted from outside (the worker stops, or the queue's lease ran out): the job goes back for
     // another run rather than failing the request.
     if (signal.aborted) {

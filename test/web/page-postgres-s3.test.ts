@@ -1,0 +1,3 @@
+import { webPageSuite } from './page-suite.js';
+
+webPageSuite('postgres-s3');
