@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import type { Progress } from '../run/types.js';
+import { artifactValues } from './sqlite-schema.js';
 import type { ArtifactRecord, NewRequest, StoredError, TimelineEvent } from './types.js';
 
 /** The writes of the PostgreSQL request store that run inside its transactions. */
@@ -45,19 +46,7 @@ export async function insertArtifacts(
     await client.query(
       `INSERT INTO artifacts (request_id, name, format, mime, size, sha256, blob_key, filename, position, expires_at, checks)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
-      [
-        a.requestId,
-        a.name,
-        a.format,
-        a.mime,
-        a.size,
-        a.sha256,
-        a.blobKey,
-        a.filename,
-        i,
-        a.expiresAt,
-        a.checks ? JSON.stringify(a.checks) : null,
-      ],
+      artifactValues(a, i),
     );
   }
 }

@@ -164,3 +164,23 @@ export function toArtifact(r: ArtifactRow): ArtifactRecord {
     checks: r.checks ? (JSON.parse(r.checks) as ArtifactChecks) : undefined,
   };
 }
+
+/**
+ * An artifact's values in the column order of both drivers' INSERT (request_id, name, format,
+ * mime, size, sha256, blob_key, filename, position, expires_at, checks).
+ */
+export function artifactValues(a: ArtifactRecord, position: number): unknown[] {
+  return [
+    a.requestId,
+    a.name,
+    a.format,
+    a.mime,
+    a.size,
+    a.sha256,
+    a.blobKey,
+    a.filename,
+    position,
+    a.expiresAt,
+    a.checks ? JSON.stringify(a.checks) : null,
+  ];
+}

@@ -1,7 +1,7 @@
 import type Database from 'better-sqlite3';
 import type { Progress } from '../run/types.js';
 import { statements } from './sqlite-db.js';
-import { type ArtifactRow, type RequestRow, toArtifact, toRequest } from './sqlite-schema.js';
+import { type ArtifactRow, artifactValues, type RequestRow, toArtifact, toRequest } from './sqlite-schema.js';
 import type {
   ArtifactRecord,
   ConversionCounts,
@@ -151,19 +151,7 @@ export class SqliteRequestStore implements RequestStore {
       if (finished.changes === 0) return false;
       if (event) this.insertEvent(id, event);
       artifacts.forEach((a, i) => {
-        insert.run(
-          a.requestId,
-          a.name,
-          a.format,
-          a.mime,
-          a.size,
-          a.sha256,
-          a.blobKey,
-          a.filename,
-          i,
-          a.expiresAt,
-          a.checks ? JSON.stringify(a.checks) : null,
-        );
+        insert.run(...artifactValues(a, i));
       });
       return true;
     })();
