@@ -49,10 +49,11 @@ async function serve(downloads: 'signed' | 'presigned', retention = '1h'): Promi
 }
 
 async function stop(): Promise<void> {
-  if (!running) return;
-  running.child.kill('SIGTERM');
-  await running.exited;
-  running = undefined;
+  if (running) {
+    running.child.kill('SIGTERM');
+    await running.exited;
+    running = undefined;
+  }
 }
 
 /** Converts the CSV and returns the request's id and its JSON artifact's download path. */
