@@ -1,5 +1,6 @@
 import type { DetectOptions, DetectReport } from '../detect/index.js';
 import type { Plan } from '../plan/types.js';
+import type { InMemoryJob, InMemoryResult } from '../run/in-memory.js';
 import type { ConversionJob, ConversionResult } from '../run/types.js';
 
 export interface EngineInfo {
@@ -11,6 +12,9 @@ export interface EngineInfo {
 export interface ServerEngine {
   detect(file: string, hints: DetectOptions): Promise<DetectReport>;
   convert(job: ConversionJob): Promise<ConversionResult>;
+  /** Whether a conversion of an input of `size` bytes runs on bytes in memory (run/in-memory.ts). */
+  runsInMemory?(job: Pick<ConversionJob, 'from' | 'to' | 'options'>, size: number): Promise<boolean>;
+  convertInMemory?(job: InMemoryJob): Promise<InMemoryResult>;
   /** Plans of the installed engines, and those engines. */
   catalog(): Promise<{ engines: EngineInfo[]; plans: Plan[] }>;
   zip(files: readonly { path: string; name: string }[], zipPath: string): Promise<void>;
@@ -18,9 +22,10 @@ export interface ServerEngine {
 
 /** The real core: detection, planner and runner of this package. */
 export async function coreEngine(): Promise<ServerEngine> {
-  const [{ detect }, { runConversion }, { loadCatalog }, { zipOutputs }] = await Promise.all([
+  const [{ detect }, { runConversion }, inMemory, { loadCatalog }, { zipOutputs }] = await Promise.all([
     import('../detect/index.js'),
     import('../run/runner.js'),
+    import('../run/in-memory.js'),
     import('../plan/index.js'),
     import('../run/zip.js'),
   ]);
@@ -36,6 +41,8 @@ export async function coreEngine(): Promise<ServerEngine> {
       };
     },
     convert: (job) => runConversion(job),
+    runsInMemory: async (job, size) => size <= inMemory.IN_MEMORY_MAX_BYTES && inMemory.runsInMemory(job),
+    convertInMemory: (job) => inMemory.convertInMemory(job),
     async catalog() {
       const c = await loadCatalog();
       return {

@@ -11,9 +11,14 @@ export const MAX_READ_WAIT_SECONDS = 30;
 /** Longest wait on submit, in seconds: a conversion may take a while, and the client asked to hold on. */
 export const MAX_SUBMIT_WAIT_SECONDS = 60;
 
+/** The schema of each limit, made once: building a zod schema costs more than a poll's answer. */
+const waitSchemas = new Map<number, ReturnType<typeof waitQuerySchema>>();
+
 /** The `wait` query parameter in ms: absent means 0 (answer now); anything but 0..max is refused. */
 export function waitMs(raw: string | undefined, maxSeconds: number): number {
-  return (parseOrThrow(waitQuerySchema(maxSeconds), raw, { root: 'wait' }) ?? 0) * 1000;
+  let schema = waitSchemas.get(maxSeconds);
+  if (!schema) waitSchemas.set(maxSeconds, (schema = waitQuerySchema(maxSeconds)));
+  return (parseOrThrow(schema, raw, { root: 'wait' }) ?? 0) * 1000;
 }
 
 /**
