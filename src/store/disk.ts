@@ -61,6 +61,10 @@ export class DiskBlobStore implements BlobStore {
     return fn(this.path(key));
   }
 
+  localPath(key: string): string {
+    return this.path(key);
+  }
+
   async stat(key: string): Promise<BlobStat | undefined> {
     try {
       const s = await stat(this.path(key));

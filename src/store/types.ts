@@ -265,6 +265,11 @@ export interface BlobStore {
    * download into `scratchDir`, an existing folder, removed after `fn`). The path is read-only for `fn`.
    */
   withLocalCopy<T>(key: string, scratchDir: string, fn: (path: string) => Promise<T>): Promise<T>;
+  /**
+   * The blob's own file, for stores that keep blobs on this machine's disk: a reader that needs no
+   * scratch folder otherwise (detection) reads it in place, read-only, without making one.
+   */
+  localPath?(key: string): string;
   stat(key: string): Promise<BlobStat | undefined>;
   /** Reads the blob, or the inclusive byte range [start, end], streamed. */
   openRead(key: string, range?: { start: number; end: number }): Promise<Readable>;
