@@ -1,3 +1,4 @@
+import { readFile } from 'node:fs/promises';
 import { isFileconvError } from '../errors/index.js';
 import type { BlobStore, RequestRecord, TimelineEvent } from '../store/types.js';
 import {
@@ -11,7 +12,10 @@ import {
 } from './run-request.js';
 import { storeArtifactBytes } from './store-artifacts.js';
 
+/** A small blob's bytes: read in place where the store keeps it on this disk, else streamed. */
 async function readBlob(blobs: BlobStore, key: string): Promise<Buffer> {
+  const local = blobs.localPath?.(key);
+  if (local) return readFile(local);
   const chunks: Buffer[] = [];
   for await (const chunk of await blobs.openRead(key)) chunks.push(chunk as Buffer);
   return Buffer.concat(chunks);
