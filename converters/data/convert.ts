@@ -1,8 +1,8 @@
 import { readFile, stat } from 'node:fs/promises';
 import yauzl from 'yauzl';
 import { FileconvError } from '../../src/errors/index.js';
-import { decodeText, parseText, readWorkbook } from './parse.js';
 import { inMemoryChecks } from '../../src/fidelity/in-memory.js';
+import { decodeText, parseText, readWorkbook } from './parse.js';
 import { serializeData, writeData } from './serialize.js';
 import type { DataBytesTask, DataTask } from './worker.js';
 

@@ -1,6 +1,6 @@
 import { type ErrorCode, isFileconvError } from '../../src/errors/index.js';
-import type { FormatId } from '../../src/formats/index.js';
 import type { ArtifactChecks } from '../../src/fidelity/describe.js';
+import type { FormatId } from '../../src/formats/index.js';
 import { convertData, convertDataBytes } from './convert.js';
 
 export interface DataTask {

@@ -189,7 +189,9 @@ async function runsInMemory(deps: RunRequestDeps, r: RequestRecord): Promise<boo
   const { engine, blobs } = deps;
   if (!engine.runsInMemory || !engine.convertInMemory || !r.inputKey || !r.from || !r.to) return false;
   const size = (await blobs.stat(r.inputKey))?.size;
-  return size !== undefined && engine.runsInMemory({ from: r.from, to: r.to, options: r.options ?? {} }, size);
+  return (
+    size !== undefined && engine.runsInMemory({ from: r.from, to: r.to, options: r.options ?? {} }, size)
+  );
 }
 
 /**

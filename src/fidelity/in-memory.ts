@@ -40,7 +40,13 @@ export function inMemoryChecks(
   const checks: ArtifactChecks = {};
   try {
     if (to === 'csv' || to === 'tsv')
-      Object.assign(checks, delimitedTextCounts(Buffer.from(output.buffer, output.byteOffset, output.byteLength).toString('utf8'), to));
+      Object.assign(
+        checks,
+        delimitedTextCounts(
+          Buffer.from(output.buffer, output.byteOffset, output.byteLength).toString('utf8'),
+          to,
+        ),
+      );
   } catch {
     // A file this module cannot parse has no counts (as countFile).
   }

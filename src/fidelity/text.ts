@@ -144,7 +144,13 @@ export function hasReadableText(format: FormatId): boolean {
 }
 
 // Not data (JSON, YAML...): their keys repeat per record, so recall against a table says nothing.
-const TEXT_FAMILIES: ReadonlySet<string> = new Set(['document', 'text', 'spreadsheet', 'presentation', 'ebook']);
+const TEXT_FAMILIES: ReadonlySet<string> = new Set([
+  'document',
+  'text',
+  'spreadsheet',
+  'presentation',
+  'ebook',
+]);
 
 /** Whether a format's words are counted: its text is readable here and is prose or a table. */
 export function carriesWords(format: FormatId): boolean {

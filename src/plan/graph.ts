@@ -204,9 +204,15 @@ const plainPaths = new WeakMap<ConversionGraph, Map<FormatId, Map<FormatId, Cand
 
 function plainPathsFrom(graph: ConversionGraph, from: FormatId): Map<FormatId, Candidate> {
   let byFrom = plainPaths.get(graph);
-  if (!byFrom) plainPaths.set(graph, (byFrom = new Map()));
+  if (!byFrom) {
+    byFrom = new Map();
+    plainPaths.set(graph, byFrom);
+  }
   let paths = byFrom.get(from);
-  if (!paths) byFrom.set(from, (paths = bestPathsFrom(graph, from)));
+  if (!paths) {
+    paths = bestPathsFrom(graph, from);
+    byFrom.set(from, paths);
+  }
   return paths;
 }
 

@@ -1,8 +1,8 @@
 import type { Converter } from '../engine/contract.js';
 import type { ConversionOptions } from '../engine/options.js';
 import { FileconvError } from '../errors/index.js';
-import { describeChecks } from '../fidelity/index.js';
 import { measuredInMemory } from '../fidelity/in-memory.js';
+import { describeChecks } from '../fidelity/index.js';
 import { buildGraph, type PlannerEngines } from '../plan/graph.js';
 import { loadCatalog } from '../plan/index.js';
 import type { Plan } from '../plan/types.js';
@@ -16,8 +16,8 @@ import {
   DEFAULT_TIMEOUT_MS,
   enginesToTry,
   progressReporter,
-  routeOf,
   type RunnerOptions,
+  routeOf,
   withTimeLimit,
 } from './runner.js';
 import type { ConversionJob, ConversionOutputFile } from './types.js';
@@ -67,7 +67,10 @@ function inMemoryRoute(
   if (!plain) return findRoute(job, engines);
   // Without options (most conversions) the route depends only on the pair: found once.
   let byPair = plainRoutes.get(engines);
-  if (!byPair) plainRoutes.set(engines, (byPair = new Map()));
+  if (!byPair) {
+    byPair = new Map();
+    plainRoutes.set(engines, byPair);
+  }
   const pair = `${job.from}>${job.to}`;
   if (!byPair.has(pair)) byPair.set(pair, findRoute(job, engines));
   return byPair.get(pair);

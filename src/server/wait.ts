@@ -17,7 +17,10 @@ const waitSchemas = new Map<number, ReturnType<typeof waitQuerySchema>>();
 /** The `wait` query parameter in ms: absent means 0 (answer now); anything but 0..max is refused. */
 export function waitMs(raw: string | undefined, maxSeconds: number): number {
   let schema = waitSchemas.get(maxSeconds);
-  if (!schema) waitSchemas.set(maxSeconds, (schema = waitQuerySchema(maxSeconds)));
+  if (!schema) {
+    schema = waitQuerySchema(maxSeconds);
+    waitSchemas.set(maxSeconds, schema);
+  }
   return (parseOrThrow(schema, raw, { root: 'wait' }) ?? 0) * 1000;
 }
 

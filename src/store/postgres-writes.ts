@@ -1,7 +1,13 @@
 import type pg from 'pg';
 import type { Progress } from '../run/types.js';
 import { artifactValues } from './sqlite-schema.js';
-import { type ArtifactRecord, eventList, type NewRequest, type StoredError, type TimelineEvent } from './types.js';
+import {
+  type ArtifactRecord,
+  eventList,
+  type NewRequest,
+  type StoredError,
+  type TimelineEvent,
+} from './types.js';
 
 /** The writes of the PostgreSQL request store that run inside its transactions. */
 

@@ -3,10 +3,10 @@ import type { Progress } from '../run/types.js';
 import { statements } from './sqlite-db.js';
 import { type ArtifactRow, artifactValues, type RequestRow, toArtifact, toRequest } from './sqlite-schema.js';
 import {
-  eventList,
   type ArtifactRecord,
   type ConversionCounts,
   type Counts,
+  eventList,
   type NewRequest,
   type RequestRecord,
   type RequestStore,

@@ -73,7 +73,9 @@ export interface TimelineEvent {
 }
 
 /** Events given as one or several, as a list. */
-export function eventList(events: TimelineEvent | readonly TimelineEvent[] | undefined): readonly TimelineEvent[] {
+export function eventList(
+  events: TimelineEvent | readonly TimelineEvent[] | undefined,
+): readonly TimelineEvent[] {
   if (!events) return [];
   return 'kind' in events ? [events] : events;
 }

@@ -87,7 +87,11 @@ describe('conversions in memory', () => {
   it('fails as the file path does, with the same trail', async () => {
     const levels = ['a: &a ["x","x","x","x","x","x","x","x","x"]'];
     for (const [i, name] of ['b', 'c', 'd', 'e', 'f', 'g'].entries())
-      levels.push(`${name}: &${name} [${Array(9).fill(`*${String.fromCharCode(97 + i)}`).join(',')}]`);
+      levels.push(
+        `${name}: &${name} [${Array(9)
+          .fill(`*${String.fromCharCode(97 + i)}`)
+          .join(',')}]`,
+      );
     const { files, bytes, onFiles, onBytes } = await bothWays('yaml', 'json', `${levels.join('\n')}\n`);
     expect(bytes).toMatchObject({ code: 'CONVERT_FAILED', message: expect.stringMatching(/aliases/) });
     expect(bytes).toEqual(files);

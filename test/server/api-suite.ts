@@ -265,7 +265,11 @@ export function apiSuite(setupName: SetupName): void {
         // A YAML alias bomb: a YAML file (intake lets it in) that the data engine refuses.
         const levels = ['a: &a ["x","x","x","x","x","x","x","x","x"]'];
         for (const [i, name] of ['b', 'c', 'd', 'e', 'f', 'g'].entries())
-          levels.push(`${name}: &${name} [${Array(9).fill(`*${String.fromCharCode(97 + i)}`).join(',')}]`);
+          levels.push(
+            `${name}: &${name} [${Array(9)
+              .fill(`*${String.fromCharCode(97 + i)}`)
+              .join(',')}]`,
+          );
         const rid = await submit(base, 'yaml-json', 'bomb.yaml', Buffer.from(`${levels.join('\n')}\n`));
         const done = await waitDone(base, rid);
         expect(done).toMatchObject({ status: 'failed', error: { code: 'CONVERT_FAILED' } });
