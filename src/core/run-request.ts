@@ -20,8 +20,11 @@ import { storeArtifacts } from './store-artifacts.js';
 export interface ConversionRunner {
   convert(job: ConversionJob): Promise<ConversionResult>;
   zip(files: readonly { path: string; name: string }[], zipPath: string): Promise<void>;
-  /** Optional: whether a conversion of an input this small runs on bytes (run/in-memory.ts). */
-  runsInMemory?(job: Pick<ConversionJob, 'from' | 'to' | 'options'>, size: number): Promise<boolean>;
+  /**
+   * Optional: the largest input a conversion runs on bytes with (run/in-memory.ts), 0 when it
+   * never does; asked before the input's size, which a remote store answers with a request.
+   */
+  inMemoryLimit?(job: Pick<ConversionJob, 'from' | 'to' | 'options'>): Promise<number>;
   convertInMemory?(job: InMemoryJob): Promise<InMemoryResult>;
 }
 
@@ -187,11 +190,11 @@ export function startedMessage(r: RequestRecord): string {
  */
 async function runsInMemory(deps: RunRequestDeps, r: RequestRecord): Promise<boolean> {
   const { engine, blobs } = deps;
-  if (!engine.runsInMemory || !engine.convertInMemory || !r.inputKey || !r.from || !r.to) return false;
+  if (!engine.inMemoryLimit || !engine.convertInMemory || !r.inputKey || !r.from || !r.to) return false;
+  const limit = await engine.inMemoryLimit({ from: r.from, to: r.to, options: r.options ?? {} });
+  if (limit <= 0) return false;
   const size = (await blobs.stat(r.inputKey))?.size;
-  return (
-    size !== undefined && engine.runsInMemory({ from: r.from, to: r.to, options: r.options ?? {} }, size)
-  );
+  return size !== undefined && size <= limit;
 }
 
 /**

@@ -12,8 +12,8 @@ export interface EngineInfo {
 export interface ServerEngine {
   detect(file: string, hints: DetectOptions): Promise<DetectReport>;
   convert(job: ConversionJob): Promise<ConversionResult>;
-  /** Whether a conversion of an input of `size` bytes runs on bytes in memory (run/in-memory.ts). */
-  runsInMemory?(job: Pick<ConversionJob, 'from' | 'to' | 'options'>, size: number): Promise<boolean>;
+  /** The largest input this conversion runs on bytes with (run/in-memory.ts), 0 when it never does. */
+  inMemoryLimit?(job: Pick<ConversionJob, 'from' | 'to' | 'options'>): Promise<number>;
   convertInMemory?(job: InMemoryJob): Promise<InMemoryResult>;
   /** Plans of the installed engines, and those engines. */
   catalog(): Promise<{ engines: EngineInfo[]; plans: Plan[] }>;
@@ -41,7 +41,7 @@ export async function coreEngine(): Promise<ServerEngine> {
       };
     },
     convert: (job) => runConversion(job),
-    runsInMemory: async (job, size) => size <= inMemory.IN_MEMORY_MAX_BYTES && inMemory.runsInMemory(job),
+    inMemoryLimit: async (job) => ((await inMemory.runsInMemory(job)) ? inMemory.IN_MEMORY_MAX_BYTES : 0),
     convertInMemory: (job) => inMemory.convertInMemory(job),
     async catalog() {
       const c = await loadCatalog();
