@@ -22,24 +22,17 @@ export interface ServerEngine {
 
 /** The real core: detection, planner and runner of this package. */
 export async function coreEngine(): Promise<ServerEngine> {
-  const [{ detect }, { runConversion }, inMemory, { loadCatalog }, { zipOutputs }] = await Promise.all([
-    import('../detect/index.js'),
-    import('../run/runner.js'),
-    import('../run/in-memory.js'),
-    import('../plan/index.js'),
-    import('../run/zip.js'),
-  ]);
+  const [{ detectOffThread }, { runConversion }, inMemory, { loadCatalog }, { zipOutputs }] =
+    await Promise.all([
+      import('../detect/pool.js'),
+      import('../run/runner.js'),
+      import('../run/in-memory.js'),
+      import('../plan/index.js'),
+      import('../run/zip.js'),
+    ]);
   return {
-    async detect(file, hints) {
-      const r = await detect(file, hints);
-      return {
-        declared: r.declared,
-        detected: r.detected,
-        match: r.match,
-        mime: r.mime,
-        confidence: r.confidence,
-      };
-    },
+    // Off the main thread: the server detects every upload (src/detect/pool.ts).
+    detect: (file, hints) => detectOffThread(file, hints),
     convert: (job) => runConversion(job),
     inMemoryLimit: async (job) => ((await inMemory.runsInMemory(job)) ? inMemory.IN_MEMORY_MAX_BYTES : 0),
     convertInMemory: (job) => inMemory.convertInMemory(job),
