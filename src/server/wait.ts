@@ -11,9 +11,17 @@ export const MAX_READ_WAIT_SECONDS = 30;
 /** Longest wait on submit, in seconds: a conversion may take a while, and the client asked to hold on. */
 export const MAX_SUBMIT_WAIT_SECONDS = 60;
 
+// Built once per limit: making a zod schema costs more than a whole poll answer.
+const waitSchemas = new Map<number, ReturnType<typeof waitQuerySchema>>();
+
 /** The `wait` query parameter in ms: absent means 0 (answer now); anything but 0..max is refused. */
 export function waitMs(raw: string | undefined, maxSeconds: number): number {
-  return (parseOrThrow(waitQuerySchema(maxSeconds), raw, { root: 'wait' }) ?? 0) * 1000;
+  let schema = waitSchemas.get(maxSeconds);
+  if (!schema) {
+    schema = waitQuerySchema(maxSeconds);
+    waitSchemas.set(maxSeconds, schema);
+  }
+  return (parseOrThrow(schema, raw, { root: 'wait' }) ?? 0) * 1000;
 }
 
 /**
