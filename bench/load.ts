@@ -4,7 +4,8 @@
  * finished request, download. Prints requests handled, p50/p99 latency per kind, answers that were
  * not a success by status and code, the fileconv processes' resident memory and CPU time, and the
  * machine's load average. Only the designed refusals (429, 503) are allowed; any other error, or
- * a conversion that fails, makes the exit code non-zero. Stops by itself.
+ * a conversion that fails, makes the exit code non-zero. One untimed round of every client comes
+ * first. Stops by itself.
  *
  *   tsx bench/load.ts [--clients 8] [--seconds 30] [--setup sqlite-disk|postgres-s3|both]
  *                     [--workers 1] [--source]
@@ -21,7 +22,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { SETUP_TITLES, type SetupName, setupMissing, startSetup } from '../test/support/setups.js';
 import { makeCsv, makePhotoPng } from './lib/inputs.js';
-import { KINDS, LoadStats, runClient } from './lib/load-clients.js';
+import { type Inputs, KINDS, LoadStats, runClient, warmUp } from './lib/load-clients.js';
 import {
   type Child,
   procCpuSeconds,
@@ -100,7 +101,7 @@ function shape(name: SetupName): string {
 }
 
 /** Runs the clients against one setup and prints its figures; false when the run failed. */
-async function loadSetup(name: SetupName, inputs: { csv: string; png: string }): Promise<boolean> {
+async function loadSetup(name: SetupName, inputs: Inputs): Promise<boolean> {
   const missing = setupMissing(name);
   if (missing) throw new Error(`${SETUP_TITLES[name]}: ${missing}`);
   const setup = await startSetup(name);
@@ -109,6 +110,7 @@ async function loadSetup(name: SetupName, inputs: { csv: string; png: string }):
   try {
     nodes = await startNodes(name, setup.processEnv(await setup.stores()), dirs);
     const api = nodes[0]!.child.url;
+    await warmUp(api, inputs, CLIENTS);
     const stats = new LoadStats();
     const rssStart = nodes.map((n) => procMemory(n.child.pid, 'VmRSS'));
     const cpuStart = nodes.map((n) => procCpuSeconds(n.child.pid));

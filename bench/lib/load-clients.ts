@@ -154,22 +154,37 @@ async function convertOnce(
   }
 }
 
-/** One client: detect, convert csv->json, convert png->webp, again and again until `until`. */
+export interface Inputs {
+  csv: string;
+  png: string;
+}
+
+/** One round of a client: detect, convert csv->json, convert png->webp. */
+async function round(stats: LoadStats, base: string, inputs: Inputs): Promise<void> {
+  const detect = await upload(inputs.csv, 'table.csv');
+  const detected = await call(stats, 'detect', `${base}/api/public/detect`, detect);
+  if (DESIGNED.has(detected.status)) await sleep(200);
+  await convertOnce(stats, base, 'csv-json', inputs.csv);
+  await convertOnce(stats, base, 'png-webp', inputs.png);
+}
+
+/** One client: rounds again and again until `until`. */
 export async function runClient(
   stats: LoadStats,
   base: string,
-  inputs: { csv: string; png: string },
+  inputs: Inputs,
   until: number,
 ): Promise<void> {
-  while (Date.now() < until) {
-    const detected = await call(
-      stats,
-      'detect',
-      `${base}/api/public/detect`,
-      await upload(inputs.csv, 'table.csv'),
-    );
-    if (DESIGNED.has(detected.status)) await sleep(200);
-    await convertOnce(stats, base, 'csv-json', inputs.csv);
-    await convertOnce(stats, base, 'png-webp', inputs.png);
-  }
+  while (Date.now() < until) await round(stats, base, inputs);
+}
+
+/**
+ * One untimed round of every client at once: a worker process loads its engines and opens its
+ * database connections on its first jobs, which would otherwise be counted as load.
+ */
+export async function warmUp(base: string, inputs: Inputs, clients: number): Promise<void> {
+  const stats = new LoadStats();
+  await Promise.all(Array.from({ length: clients }, () => round(stats, base, inputs)));
+  const unexpected = stats.unexpected();
+  if (unexpected.length > 0) throw new Error(`warm-up: unexpected errors: ${unexpected.join(', ')}`);
 }
