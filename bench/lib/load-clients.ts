@@ -86,7 +86,7 @@ async function call(
       error = (JSON.parse(body.toString('utf8')) as { error?: typeof error }).error;
     } catch {}
     const what = `${res.statusCode} ${error?.code ?? ''}`.trim();
-    if (!stats.problems.has(what) && !DESIGNED.has(res.statusCode))
+    if (!stats.problems.has(what))
       console.log(`  first ${what} (${named}): ${error?.message ?? body.toString('utf8').slice(0, 200)}`);
     stats.problem(what);
   }
