@@ -38,7 +38,8 @@ export async function awaitEnd(
   if (ms <= 0) return r;
   const until = Date.now() + ms;
   while (r?.status === 'running' && Date.now() < until && !gone.aborted) {
-    // Woken at once by this process's queue; a conversion run by another process is seen on the next look.
+    // Woken at once by this process's queue, or by another node's NOTIFY (JobQueue.onChange); the
+    // next look catches a signal that was lost.
     await ctx.queue.changes.waitFor(id, Math.min(until - Date.now(), LOOK_AGAIN_MS), gone);
     r = await ctx.store.getRequest(id);
   }
