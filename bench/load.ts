@@ -1,199 +1,124 @@
 /**
  * Bounded load test of `fileconv serve` on loopback: N clients for M seconds, each looping
- * detect, convert (csv->json and a small png->webp), long-poll, download. Prints requests handled,
- * p50/p99 latency per kind, answers that were not a success by status and code, and the server's
- * resident memory at start and end. Only the designed refusals (429, 503) are allowed; any other
- * error, or a conversion that fails, makes the exit code non-zero. Stops by itself.
+ * detect, convert (csv->json and a small png->webp), a plain poll, long-poll, a plain poll of the
+ * finished request, download. Prints requests handled, p50/p99 latency per kind, answers that were
+ * not a success by status and code, the fileconv processes' resident memory and CPU time, and the
+ * machine's load average. Only the designed refusals (429, 503) are allowed; any other error, or
+ * a conversion that fails, makes the exit code non-zero. One untimed round of every client comes
+ * first. Stops by itself.
  *
- *   tsx bench/load.ts [--clients 8] [--seconds 30] [--source]   (or LOAD_CLIENTS / LOAD_SECONDS)
+ *   tsx bench/load.ts [--clients 8] [--seconds 30] [--setup sqlite-disk|postgres-s3|both]
+ *                     [--workers 1] [--source]
+ *   (or LOAD_CLIENTS / LOAD_SECONDS / LOAD_SETUP / LOAD_WORKERS)
  *
- * The server is the built one (`npm run build` first); --source runs it from the TypeScript source
- * instead, to measure a checkout that has not been built.
+ * SQLite + disk (the default) is one `fileconv serve`. PostgreSQL + S3 starts a throwaway
+ * PostgreSQL cluster and an S3-protocol server (s3rver), then an API node (`serve --no-worker`)
+ * and --workers `fileconv worker` processes, the shape of a multi-node install; --workers 0 runs
+ * one `serve` that also converts. The server is the built one (`npm run build` first); --source
+ * runs it from the TypeScript source instead, to measure a checkout that has not been built.
  */
-import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { request } from 'undici';
+import { SETUP_TITLES, type SetupName, setupMissing, startSetup } from '../test/support/setups.js';
 import { makeCsv, makePhotoPng } from './lib/inputs.js';
+import { type Inputs, KINDS, LoadStats, runClient, warmUp } from './lib/load-clients.js';
 import {
   type Child,
-  MULTIPART_TYPE,
-  multipartBody,
-  NO_LIMIT_FLAGS,
+  procCpuSeconds,
   procMemory,
-  ROOT,
   removeDir,
   startServe,
+  startWorker,
   tempDir,
 } from './lib/serve.js';
 
 const { values } = parseArgs({
-  options: { clients: { type: 'string' }, seconds: { type: 'string' }, source: { type: 'boolean' } },
+  options: {
+    clients: { type: 'string' },
+    seconds: { type: 'string' },
+    setup: { type: 'string' },
+    workers: { type: 'string' },
+    source: { type: 'boolean' },
+  },
 });
 
-function positive(name: string, raw: string | undefined, fallback: number): number {
+function count(name: string, raw: string | undefined, fallback: number, least: number): number {
   if (raw === undefined || raw === '') return fallback;
   const n = Number(raw);
-  if (!Number.isInteger(n) || n < 1) throw new Error(`${name} must be a whole number above 0, got "${raw}"`);
+  if (!Number.isInteger(n) || n < least)
+    throw new Error(`--${name} must be a whole number from ${least} up, got "${raw}"`);
   return n;
 }
 
-const CLIENTS = positive('clients', values.clients ?? process.env.LOAD_CLIENTS, 8);
-const SECONDS = positive('seconds', values.seconds ?? process.env.LOAD_SECONDS, 30);
-/** Refusals the server is designed to give under load; clients back off and go on. */
-const DESIGNED = new Set([429, 503]);
+function setups(raw: string | undefined): SetupName[] {
+  const choice = raw || 'sqlite-disk';
+  if (choice === 'both') return ['sqlite-disk', 'postgres-s3'];
+  if (choice === 'sqlite-disk' || choice === 'postgres-s3') return [choice];
+  throw new Error(`--setup must be sqlite-disk, postgres-s3 or both, got "${choice}"`);
+}
+
+const CLIENTS = count('clients', values.clients ?? process.env.LOAD_CLIENTS, 8, 1);
+const SECONDS = count('seconds', values.seconds ?? process.env.LOAD_SECONDS, 30, 1);
+const WORKERS = count('workers', values.workers ?? process.env.LOAD_WORKERS, 1, 0);
+const SETUPS = setups(values.setup ?? process.env.LOAD_SETUP);
+const SOURCE = values.source === true;
 /** How long after the end the last conversions may take before the run is called stuck. */
 const DRAIN_MS = 120_000;
 
-type Kind = 'detect' | 'convert csv-json' | 'convert png-webp' | 'poll' | 'download';
-const latencies = new Map<Kind, number[]>();
-const problems = new Map<string, number>();
-let handled = 0;
-
-function record(kind: Kind, ms: number): void {
-  handled++;
-  const list = latencies.get(kind) ?? [];
-  list.push(ms);
-  latencies.set(kind, list);
+interface Node {
+  role: string;
+  child: Child;
 }
 
-function problem(what: string): void {
-  problems.set(what, (problems.get(what) ?? 0) + 1);
-}
+const mib = (bytes: number) => (bytes / 2 ** 20).toFixed(1);
+const loadAverage = () => readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** One HTTP call, timed; a non-success answer is recorded as "<status> <code>". */
-async function call(
-  kind: Kind,
-  url: string,
-  init: Parameters<typeof request>[1],
-): Promise<{ status: number; body: Buffer; location?: string }> {
-  const t0 = performance.now();
-  const res = await request(url, init);
-  const body = Buffer.from(await res.body.arrayBuffer());
-  record(kind, performance.now() - t0);
-  if (res.statusCode >= 400) {
-    let error: { code?: string; message?: string } | undefined;
-    try {
-      error = (JSON.parse(body.toString('utf8')) as { error?: typeof error }).error;
-    } catch {}
-    const what = `${res.statusCode} ${error?.code ?? ''}`.trim();
-    if (!problems.has(what) && !DESIGNED.has(res.statusCode))
-      console.log(`  first ${what} (${kind}): ${error?.message ?? body.toString('utf8').slice(0, 200)}`);
-    problem(what);
-  }
-  const location = res.headers.location;
-  return { status: res.statusCode, body, location: typeof location === 'string' ? location : undefined };
-}
-
-/** A multipart body of a small input (and its meta), in one buffer: what is measured is the service. */
-async function upload(path: string, filename: string, conversion?: string) {
-  const parts = [
-    ...(conversion
-      ? [{ name: 'meta', body: JSON.stringify({ conversion }), contentType: 'application/json' }]
-      : []),
-    { name: 'file', filename, contentType: 'application/octet-stream', body: { path } },
-  ];
-  const chunks: Buffer[] = [];
-  for await (const c of multipartBody(parts)) chunks.push(Buffer.from(c));
-  return {
-    method: 'POST' as const,
-    headers: { 'content-type': MULTIPART_TYPE },
-    body: Buffer.concat(chunks),
+/** The fileconv processes of a setup, started on fresh stores. */
+async function startNodes(name: SetupName, env: Record<string, string>, dirs: string[]): Promise<Node[]> {
+  const dir = () => {
+    const d = tempDir('fileconv-bench-load-node-');
+    dirs.push(d);
+    return d;
   };
-}
-
-async function convertOnce(base: string, conversion: 'csv-json' | 'png-webp', input: string): Promise<void> {
-  const body = await upload(input, conversion === 'csv-json' ? 'table.csv' : 'small.png', conversion);
-  const sent = await call(`convert ${conversion}`, `${base}/api/public/convert`, body);
-  if (sent.status !== 202) {
-    if (DESIGNED.has(sent.status)) await sleep(200);
-    return;
-  }
-  const id = (JSON.parse(sent.body.toString('utf8')) as { request_id: string }).request_id;
-  // biome-ignore lint/suspicious/noExplicitAny: the request view is read field by field.
-  let view: any;
-  for (;;) {
-    const polled = await call('poll', `${base}/api/public/requests/${id}?wait=30`, {});
-    view = JSON.parse(polled.body.toString('utf8'));
-    if (view.status !== 'running') break;
-  }
-  if (view.status !== 'succeeded') {
-    problem(`conversion ${view.status} ${view.error?.code ?? ''}`.trim());
-    return;
-  }
-  for (const artifact of view.artifacts as { download: string }[]) {
-    const redirect = await call('download', new URL(artifact.download, base).href, {});
-    if (redirect.status !== 302 || !redirect.location) {
-      problem(`artifact ${redirect.status} without a redirect`);
-      continue;
-    }
-    const file = await call('download', new URL(redirect.location, base).href, {});
-    if (file.status !== 200 || file.body.length === 0) problem(`download ${file.status} empty`);
-  }
-}
-
-async function client(base: string, csv: string, png: string, until: number): Promise<void> {
-  while (Date.now() < until) {
-    const detected = await call('detect', `${base}/api/public/detect`, await upload(csv, 'table.csv'));
-    if (DESIGNED.has(detected.status)) await sleep(200);
-    await convertOnce(base, 'csv-json', csv);
-    await convertOnce(base, 'png-webp', png);
-  }
-}
-
-function percentile(sorted: readonly number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
-}
-
-/** `fileconv serve` from the TypeScript source through tsx, limits off, on a free loopback port. */
-async function startFromSource(dataDir: string): Promise<Child> {
-  const args = ['--import', 'tsx', join(ROOT, 'src', 'cli', 'main.ts'), 'serve', '--host', '127.0.0.1'];
-  args.push('--port', '0', '--data-dir', dataDir, ...NO_LIMIT_FLAGS);
-  const child = spawn(process.execPath, args, {
-    cwd: ROOT,
-    env: { ...process.env, FILECONV_PORT: '', FILECONV_DATA_DIR: '' },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  let output = '';
-  const url = await new Promise<string>((resolve, reject) => {
-    child.stdout!.on('data', (d: Buffer) => {
-      output += d.toString();
-      const m = /listening on (http:\/\/\S+)/.exec(output);
-      if (m) resolve(m[1]!);
-    });
-    child.once('exit', (code) => reject(new Error(`fileconv serve exited ${code}: ${output}`)));
-  });
-  child.stdout!.removeAllListeners('data');
-  child.stdout!.resume();
-  const stop = () =>
-    new Promise<void>((resolve) => {
-      if (child.exitCode !== null) return resolve();
-      child.removeAllListeners('exit');
-      child.once('exit', () => resolve());
-      child.kill('SIGTERM');
-      setTimeout(() => child.kill('SIGKILL'), 10_000).unref();
-    });
-  return { url, pid: child.pid!, stop };
-}
-
-const mib = (bytes: number) => `${(bytes / 2 ** 20).toFixed(1)} MiB`;
-
-async function main(): Promise<number> {
-  const dir = tempDir('fileconv-bench-load-');
-  const csv = join(dir, 'table.csv');
-  const png = join(dir, 'small.png');
-  makeCsv(csv, 200);
-  await makePhotoPng(png, 160, 120);
-  const server = values.source
-    ? await startFromSource(join(dir, 'data'))
-    : await startServe(join(dir, 'data'));
+  const split = name === 'postgres-s3' && WORKERS > 0;
+  const nodes: Node[] = [];
   try {
-    const rssStart = procMemory(server.pid, 'VmRSS');
+    const api = await startServe(dir(), split ? ['--no-worker'] : [], env, { source: SOURCE });
+    nodes.push({ role: split ? 'api node' : 'serve', child: api });
+    for (let i = 1; split && i <= WORKERS; i++)
+      nodes.push({ role: `worker ${i}`, child: await startWorker(dir(), [], env, { source: SOURCE }) });
+    return nodes;
+  } catch (err) {
+    for (const n of nodes) await n.child.stop();
+    throw err;
+  }
+}
+
+function shape(name: SetupName): string {
+  if (name === 'sqlite-disk' || WORKERS === 0) return 'one serve';
+  return `an API node and ${WORKERS} worker process${WORKERS > 1 ? 'es' : ''}`;
+}
+
+/** Runs the clients against one setup and prints its figures; false when the run failed. */
+async function loadSetup(name: SetupName, inputs: Inputs): Promise<boolean> {
+  const missing = setupMissing(name);
+  if (missing) throw new Error(`${SETUP_TITLES[name]}: ${missing}`);
+  const setup = await startSetup(name);
+  const dirs: string[] = [];
+  let nodes: Node[] = [];
+  try {
+    nodes = await startNodes(name, setup.processEnv(await setup.stores()), dirs);
+    const api = nodes[0]!.child.url;
+    await warmUp(api, inputs, CLIENTS);
+    const stats = new LoadStats();
+    const rssStart = nodes.map((n) => procMemory(n.child.pid, 'VmRSS'));
+    const cpuStart = nodes.map((n) => procCpuSeconds(n.child.pid));
+    const clientCpuStart = process.cpuUsage();
+    const loadStart = loadAverage();
     const started = Date.now();
     const until = started + SECONDS * 1000;
-    const run = Promise.all(Array.from({ length: CLIENTS }, () => client(server.url, csv, png, until)));
+    const run = Promise.all(Array.from({ length: CLIENTS }, () => runClient(stats, api, inputs, until)));
     let timer: NodeJS.Timeout | undefined;
     const stuck = new Promise<'stuck'>((resolve) => {
       timer = setTimeout(() => resolve('stuck'), SECONDS * 1000 + DRAIN_MS);
@@ -201,35 +126,68 @@ async function main(): Promise<number> {
     const outcome = await Promise.race([run, stuck]);
     clearTimeout(timer);
     if (outcome === 'stuck') {
-      console.log(`load: clients still busy ${DRAIN_MS / 1000} s after the end`);
-      return 1;
+      run.catch(() => {}); // the clients fail once the servers stop; that is no news
+      console.log(`load on ${SETUP_TITLES[name]}: clients still busy ${DRAIN_MS / 1000} s after the end`);
+      return false;
     }
     const elapsed = (Date.now() - started) / 1000;
-    const rssEnd = procMemory(server.pid, 'VmRSS');
-    const peak = procMemory(server.pid, 'VmHWM');
+    const clientCpu = process.cpuUsage(clientCpuStart);
+    const serverCpu = nodes.reduce((sum, n, i) => sum + procCpuSeconds(n.child.pid) - cpuStart[i]!, 0);
 
+    const title = `${SETUP_TITLES[name]} (${shape(name)})`;
     console.log(
-      `load: ${CLIENTS} clients for ${SECONDS} s: ${handled} requests handled in ${elapsed.toFixed(1)} s (${(handled / elapsed).toFixed(1)}/s)`,
+      `load on ${title}: ${CLIENTS} clients for ${SECONDS} s: ${stats.handled} requests handled in ${elapsed.toFixed(1)} s (${(stats.handled / elapsed).toFixed(1)}/s), ${stats.succeeded} conversions`,
     );
-    for (const [kind, list] of latencies) {
-      const sorted = [...list].sort((a, b) => a - b);
+    for (const kind of KINDS) {
+      const { n, p50, p99 } = stats.summary(kind);
       console.log(
-        `  ${kind.padEnd(17)} n=${String(sorted.length).padStart(5)}  p50 ${percentile(sorted, 50).toFixed(1)} ms  p99 ${percentile(sorted, 99).toFixed(1)} ms`,
+        `  ${kind.padEnd(17)} n=${String(n).padStart(5)}  p50 ${p50.toFixed(1)} ms  p99 ${p99.toFixed(1)} ms`,
       );
     }
-    const errors = [...problems.entries()].map(([what, n]) => `${what}: ${n}`).join(', ');
+    const errors = [...stats.problems.entries()].map(([what, n]) => `${what}: ${n}`).join(', ');
     console.log(`  errors: ${errors || 'none'}`);
+    const memory = nodes.map((n, i) => {
+      const [end, peak] = [procMemory(n.child.pid, 'VmRSS'), procMemory(n.child.pid, 'VmHWM')];
+      return `${n.role} ${mib(rssStart[i]!)} -> ${mib(end)} MiB (peak ${mib(peak)})`;
+    });
+    console.log(`  VmRSS at start -> end: ${memory.join('; ')}`);
+    const perConversion = (s: number) => ((s * 1000) / Math.max(1, stats.succeeded)).toFixed(1);
+    const clientSeconds = (clientCpu.user + clientCpu.system) / 1e6;
     console.log(
-      `  server memory: VmRSS ${mib(rssStart)} at start, ${mib(rssEnd)} at end (peak ${mib(peak)})`,
+      `  CPU time: fileconv processes ${serverCpu.toFixed(1)} s (${perConversion(serverCpu)} ms per conversion), clients ${clientSeconds.toFixed(1)} s (${perConversion(clientSeconds)} ms per conversion)${name === 'postgres-s3' ? '; PostgreSQL and s3rver not counted' : ''}`,
     );
-    const unexpected = [...problems.keys()].filter((what) => !DESIGNED.has(Number(what.split(' ')[0])));
+    console.log(`  load average (1, 5, 15 min): ${loadStart} at start, ${loadAverage()} at the end`);
+    const running = stats.summary('poll (running)');
+    const finished = stats.summary('poll (finished)');
+    console.log(
+      `load-${name}: ${(stats.handled / elapsed).toFixed(1)} requests/s, poll p99 ${running.p99.toFixed(1)} ms running / ${finished.p99.toFixed(1)} ms finished, long-poll p99 ${stats.summary('long-poll').p99.toFixed(0)} ms (${shape(name)})`,
+    );
+    const unexpected = stats.unexpected();
     if (unexpected.length > 0) {
-      console.log(`load: unexpected errors: ${unexpected.join(', ')}`);
-      return 1;
+      console.log(`load on ${SETUP_TITLES[name]}: unexpected errors: ${unexpected.join(', ')}`);
+      return false;
     }
-    return 0;
+    return true;
   } finally {
-    await server.stop();
+    for (const n of nodes) await n.child.stop();
+    await setup.stop();
+    for (const d of dirs) removeDir(d);
+  }
+}
+
+async function main(): Promise<number> {
+  const dir = tempDir('fileconv-bench-load-');
+  try {
+    const inputs = { csv: join(dir, 'table.csv'), png: join(dir, 'small.png') };
+    makeCsv(inputs.csv, 200);
+    await makePhotoPng(inputs.png, 160, 120);
+    let ok = true;
+    for (const name of SETUPS) {
+      if (!(await loadSetup(name, inputs))) ok = false;
+      if (!ok) break;
+    }
+    return ok ? 0 : 1;
+  } finally {
     removeDir(dir);
   }
 }

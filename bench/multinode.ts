@@ -10,8 +10,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { startPostgres } from '../test/support/postgres.js';
-import { startTestS3 } from '../test/support/s3.js';
+import { startSetup } from '../test/support/setups.js';
 import {
   type Child,
   removeDir,
@@ -53,12 +52,8 @@ writeFileSync(
   input,
   `id,name,score\n${Array.from({ length: 200 }, (_, i) => `${i},row ${i},${i * 7}`).join('\n')}\n`,
 );
-const [pg, s3] = await Promise.all([startPostgres(), startTestS3()]);
-const shared = {
-  ...s3.env,
-  FILECONV_DATABASE_URL: pg.url,
-  FILECONV_STORAGE: `s3://${s3.bucket}/bench`,
-};
+const distributed = await startSetup('postgres-s3');
+const shared = distributed.processEnv(await distributed.stores());
 const queueRoom = ['--max-queued', '100000'];
 const results: Record<string, number> = {};
 try {
@@ -83,8 +78,7 @@ try {
     }
   }
 } finally {
-  await s3.stop();
-  await pg.stop();
+  await distributed.stop();
   for (const d of [work, ...nodeDirs]) removeDir(d);
 }
 

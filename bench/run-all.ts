@@ -1,7 +1,8 @@
 /**
  * Runs every bench one after another (each in its own process, so none inherits another's warm
  * caches or memory), echoes its output, and ends with a summary of the figure lines
- * (`name: ratio (ours / baseline)`). Exits non-zero if any bench failed.
+ * (`name: ratio (ours / baseline)`; the load test's are requests/s and poll p99 per setup).
+ * Exits non-zero if any bench failed.
  *
  *   npm run bench            all of them
  *   npm run bench -- poll    only the named ones
@@ -21,7 +22,10 @@ const BENCHES = [
   'queue',
   'blobs',
   'multinode',
+  'load',
 ] as const;
+/** Arguments a bench gets here beyond its defaults: the load test runs on both setups (about 1 min each). */
+const ARGS: Partial<Record<(typeof BENCHES)[number], string[]>> = { load: ['--setup', 'both'] };
 /** Past this a bench is stopped, so the whole run stays well under 15 minutes. */
 const BENCH_TIMEOUT_MS = 5 * 60_000;
 
@@ -32,9 +36,10 @@ interface Outcome {
   figures: string[];
 }
 
-function runBench(name: string): Promise<Outcome> {
+function runBench(name: (typeof BENCHES)[number]): Promise<Outcome> {
   const start = performance.now();
-  const child = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, `${name}.ts`)], {
+  const script = join(import.meta.dirname, `${name}.ts`);
+  const child = spawn(process.execPath, ['--import', 'tsx', script, ...(ARGS[name] ?? [])], {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   let output = '';
@@ -65,11 +70,12 @@ async function main(): Promise<void> {
     process.exit(2);
   }
   const outcomes: Outcome[] = [];
-  for (const name of asked.length > 0 ? asked : BENCHES) {
+  // Every asked name is known by now.
+  for (const name of (asked.length > 0 ? asked : BENCHES) as readonly (typeof BENCHES)[number][]) {
     console.log(`\n== ${name}`);
     outcomes.push(await runBench(name));
   }
-  console.log('\n== summary (ratio = ours / baseline)');
+  console.log('\n== summary (ratio = ours / baseline; the load test prints its own figures)');
   for (const o of outcomes) {
     if (!o.ok) console.log(`${o.name}: FAILED (${o.seconds.toFixed(0)} s)`);
     for (const f of o.figures) console.log(f);

@@ -88,16 +88,26 @@ async function waitReady(url: string): Promise<void> {
   }
 }
 
-/** Starts `node bin/fileconv serve --port 0`, limits off, with a fresh data folder and the given flags; resolves once it is ready. */
+/**
+ * The node arguments that start the CLI: `bin/fileconv` (dist/ when it is newer than the sources,
+ * else the sources), or with `source` always the TypeScript sources through tsx, to measure a
+ * checkout that has not been built.
+ */
+function cliArgs(source: boolean): string[] {
+  return source ? ['--import', 'tsx', join(ROOT, 'src', 'cli', 'main.ts')] : [join(ROOT, 'bin', 'fileconv')];
+}
+
+/** Starts `fileconv serve --port 0`, limits off, with a fresh data folder and the given flags; resolves once it is ready. */
 export async function startServe(
   dataDir: string,
   flags: string[] = [],
   env: NodeJS.ProcessEnv = {},
+  { source = false }: { source?: boolean } = {},
 ): Promise<Child> {
   const child = spawn(
     process.execPath,
     [
-      join(ROOT, 'bin', 'fileconv'),
+      ...cliArgs(source),
       'serve',
       '--host',
       '127.0.0.1',
@@ -119,17 +129,18 @@ export async function startServe(
   return { url, pid: child.pid!, stop: stopper(child) };
 }
 
-/** Starts `node bin/fileconv worker` on its own data folder and waits until it runs. */
-export async function startWorker(dataDir: string, flags: string[], env: NodeJS.ProcessEnv): Promise<Child> {
-  const child = spawn(
-    process.execPath,
-    [join(ROOT, 'bin', 'fileconv'), 'worker', '--data-dir', dataDir, ...flags],
-    {
-      cwd: ROOT,
-      env: { ...process.env, FILECONV_DATA_DIR: '', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
+/** Starts `fileconv worker` on its own data folder and waits until it runs. */
+export async function startWorker(
+  dataDir: string,
+  flags: string[],
+  env: NodeJS.ProcessEnv,
+  { source = false }: { source?: boolean } = {},
+): Promise<Child> {
+  const child = spawn(process.execPath, [...cliArgs(source), 'worker', '--data-dir', dataDir, ...flags], {
+    cwd: ROOT,
+    env: { ...process.env, FILECONV_DATA_DIR: '', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const output: string[] = [];
   await new Promise<void>((resolve, reject) => {
     const timer = setTimeout(

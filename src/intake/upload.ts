@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { pipeline } from 'node:stream/promises';
-import busboy from 'busboy';
+import { Busboy, type BusboyInstance } from '@fastify/busboy';
 import { FileconvError } from '../errors/index.js';
 import type { BlobStore, BlobWriter } from '../store/types.js';
 import { sanitizeFilename } from './filename.js';
@@ -96,10 +96,11 @@ export function receiveUpload(
     let fileDone: Promise<number> | undefined;
     let settled = false;
 
-    let parser: busboy.Busboy;
+    let parser: BusboyInstance;
     try {
-      parser = busboy({
-        headers: incoming.headers,
+      parser = Busboy({
+        // No Content-Type is refused as an unsupported one.
+        headers: { ...incoming.headers, 'content-type': incoming.headers['content-type'] ?? '' },
         highWaterMark: UPLOAD_BUFFER_BYTES,
         fileHwm: UPLOAD_BUFFER_BYTES,
         limits: {
@@ -139,7 +140,7 @@ export function receiveUpload(
     // trickle would hold the socket as long as the client likes.
     const stopPace = pace ? watchUploadPace(incoming, pace, (e) => refuse(e, 1000)) : () => {};
 
-    parser.on('file', (name, stream, info) => {
+    parser.on('file', (name, stream, filename, _encoding, mimeType) => {
       // busboy says "limit" on reaching fileSize, so it is set one byte over the cap.
       // A cut-off body errors the part too; the parser's own error event reports it.
       stream.on('error', () => {});
@@ -153,7 +154,7 @@ export function receiveUpload(
         stream.on('end', () => {
           if (size > MAX_FIELD_BYTES)
             refuse(new FileconvError('INVALID_REQUEST', 'The meta part is too large.'));
-          else fields.set('meta', { value: Buffer.concat(chunks).toString('utf8'), mimeType: info.mimeType });
+          else fields.set('meta', { value: Buffer.concat(chunks).toString('utf8'), mimeType });
         });
         return;
       }
@@ -171,8 +172,8 @@ export function receiveUpload(
       }
       file = {
         key: fileKey,
-        filename: sanitizeFilename(info.filename, UPLOAD_FALLBACK_NAME),
-        contentType: info.mimeType,
+        filename: sanitizeFilename(filename, UPLOAD_FALLBACK_NAME),
+        contentType: mimeType,
       };
       stream.on('limit', () => refuse(tooLarge(maxFileBytes)));
       fileDone = blobs.createWriter(fileKey).then(async (w) => {
@@ -191,15 +192,15 @@ export function receiveUpload(
       fileDone.catch((e) => refuse(storeFailure(e)));
     });
 
-    parser.on('field', (name, value, info) => {
-      if (info.valueTruncated)
+    parser.on('field', (name, value, _nameTruncated, valueTruncated, _encoding, mimeType) => {
+      if (valueTruncated)
         refuse(
           new FileconvError(
             'INVALID_REQUEST',
             `The part "${sanitizeFilename(name, UPLOAD_FALLBACK_NAME)}" is too large.`,
           ),
         );
-      else fields.set(name, { value, mimeType: info.mimeType });
+      else fields.set(name, { value, mimeType });
     });
     const tooMany = () =>
       refuse(new FileconvError('INTAKE_FAILED', 'The multipart body has too many parts.'));
@@ -207,7 +208,7 @@ export function receiveUpload(
     parser.on('fieldsLimit', tooMany);
     parser.on('partsLimit', tooMany);
     parser.on('error', () => refuse(new FileconvError('INTAKE_FAILED', 'The multipart body is malformed.')));
-    parser.on('close', async () => {
+    parser.on('finish', async () => {
       if (settled) return;
       let size = 0;
       try {

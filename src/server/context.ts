@@ -8,6 +8,7 @@ import type { ScratchSpace } from '../run/scratch.js';
 import type { BlobStore, QuotaDraw, RequestStore } from '../store/types.js';
 import type { ServeConfig } from './config.js';
 import type { ServerEngine } from './engine.js';
+import type { FinishedAnswers } from './finished-answers.js';
 import type { ServerMetrics } from './metrics.js';
 import type { RequestChanges } from './request-changes.js';
 import type { LinkSigner } from './tokens.js';
@@ -85,6 +86,8 @@ export interface ServerContext {
   urlIntake: UrlIntake | undefined;
   metrics: ServerMetrics;
   webhooks: WebhookDispatcher;
+  /** Rendered answers of finished requests, kept for their polls (finished-answers.ts). */
+  finishedAnswers: FinishedAnswers;
   /** Set on SIGTERM: writes answer 503 while running work finishes. */
   state: { draining: boolean };
   /** Structured log lines (HTTP answers, conversions). */

@@ -36,8 +36,9 @@ export class JobRunner {
     return this.deps.jobs.enqueue(requestId);
   }
 
-  /** Starts taking jobs when this node runs conversions. */
+  /** Wakes this node's long polls for conversions other nodes finish; takes jobs if it runs conversions. */
   async start(): Promise<void> {
+    await this.deps.jobs.onChange((id) => this.changes.changed(id));
     if (this.deps.concurrency <= 0) return;
     await this.deps.jobs.work((id, signal) => this.run(id, signal), { concurrency: this.deps.concurrency });
   }
@@ -55,6 +56,7 @@ export class JobRunner {
         trace.event(kind, message),
       );
       this.changes.changed(id);
+      await this.deps.jobs.announceChange(id);
       if (outcome === 'succeeded' || outcome === 'failed')
         await announceEnd(this.deps.store, this.deps.observers ?? [], trace, id, outcome, this.deps.log);
     } finally {

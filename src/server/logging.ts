@@ -87,23 +87,51 @@ const CLIENT_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 export function httpLogMiddleware(logger: Logger): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const started = performance.now();
-    const sent = c.req.header('x-request-id');
-    const requestId = sent && CLIENT_REQUEST_ID.test(sent) ? sent : randomUUID();
+    const requestId = httpRequestId(c.req.header('x-request-id'));
     await next();
     c.res.headers.set('X-Request-Id', requestId);
-    logger.info(
-      {
-        request_id: requestId,
-        method: c.req.method,
-        route: routeLabel(c),
-        status: c.res.status,
-        duration_ms: Math.round(performance.now() - started),
-        identity: c.get('identity')?.kind ?? 'unknown',
-        ...(c.error && 'code' in c.error ? { error: c.error.code } : {}),
-      },
-      'http',
-    );
+    logHttpAnswer(logger, {
+      requestId,
+      method: c.req.method,
+      route: routeLabel(c),
+      status: c.res.status,
+      started,
+      identity: c.get('identity')?.kind ?? 'unknown',
+      error: c.error && 'code' in c.error ? String(c.error.code) : undefined,
+    });
   };
+}
+
+/** The id an answer carries in X-Request-Id: the proxy's when well formed, else a new one. */
+export function httpRequestId(sent: string | undefined): string {
+  return sent && CLIENT_REQUEST_ID.test(sent) ? sent : randomUUID();
+}
+
+/** The `http` log line of one answer; `started` is `performance.now()` when the request came in. */
+export function logHttpAnswer(
+  logger: Logger,
+  a: {
+    requestId: string;
+    method: string;
+    route: string;
+    status: number;
+    started: number;
+    identity: string;
+    error?: string;
+  },
+): void {
+  logger.info(
+    {
+      request_id: a.requestId,
+      method: a.method,
+      route: a.route,
+      status: a.status,
+      duration_ms: Math.round(performance.now() - a.started),
+      identity: a.identity,
+      ...(a.error ? { error: a.error } : {}),
+    },
+    'http',
+  );
 }
 
 /** One line per conversion that ended: key, engines, outcome, duration. */

@@ -93,13 +93,18 @@ export class ServerMetrics implements QueueObserver {
     this.uploaded.inc(bytes);
   }
 
+  /** One HTTP answer in `fileconv_http_requests_total`. */
+  countAnswer(method: string, route: string, status: number): void {
+    this.httpRequests.inc({ method, route, status: String(status) });
+  }
+
   /** Counts every answer under its route pattern (never the raw path, which would explode the label set). */
   middleware(): MiddlewareHandler<AppEnv> {
     return async (c, next) => {
       await next();
       const route = routeLabel(c);
       const status = c.res.status;
-      this.httpRequests.inc({ method: c.req.method, route, status: String(status) });
+      this.countAnswer(c.req.method, route, status);
       if (isFileconvError(c.error) && c.error.code === 'QUOTA_EXCEEDED') this.quotaRefusals.inc({ route });
       if (route === '/files/:opaque' && (status === 200 || status === 206) && c.req.method === 'GET') {
         const length = Number(c.res.headers.get('content-length'));

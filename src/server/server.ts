@@ -1,4 +1,4 @@
-import type { Server } from 'node:http';
+import { createServer, type RequestListener, type Server, type ServerOptions } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
 import type { Logger } from 'pino';
@@ -12,8 +12,10 @@ import type { ServeConfig } from './config.js';
 import type { ServerContext, UrlIntake } from './context.js';
 import type { QueueObserver } from './conversion-trace.js';
 import { coreEngine, type ServerEngine } from './engine.js';
+import { FinishedAnswers } from './finished-answers.js';
 import { keyIdentity } from './identity.js';
 import { JobRunner } from './job-runner.js';
+import { keptPollAnswerer } from './kept-polls.js';
 import { conversionLog, createLogger } from './logging.js';
 import { Metering } from './metering.js';
 import { ServerMetrics } from './metrics.js';
@@ -121,6 +123,7 @@ export async function openService(config: ServeConfig, options: StartOptions = {
     urlIntake: options.urlIntake,
     metrics,
     webhooks,
+    finishedAnswers: new FinishedAnswers(),
     state: { draining: false },
     logger,
     log,
@@ -152,8 +155,19 @@ export async function openService(config: ServeConfig, options: StartOptions = {
 export async function startServer(config: ServeConfig, options: StartOptions = {}): Promise<RunningServer> {
   const service = await openService(config, options);
   const server = await new Promise<Server>((resolve, reject) => {
+    const answerKept = keptPollAnswerer(service.context);
     const s = serve(
-      { fetch: service.app.fetch, hostname: config.host, port: config.port, autoCleanupIncoming: false },
+      {
+        fetch: service.app.fetch,
+        hostname: config.host,
+        port: config.port,
+        autoCleanupIncoming: false,
+        // Polls of finished requests are answered before Hono sees them (kept-polls.ts).
+        createServer: ((options: ServerOptions, listener: RequestListener) =>
+          createServer(options, (req, res) => {
+            if (!answerKept(req, res)) listener(req, res);
+          })) as typeof createServer,
+      },
       () => resolve(s as Server),
     ) as Server;
     s.once('error', reject);

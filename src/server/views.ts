@@ -23,8 +23,12 @@ const HOST = /^[A-Za-z0-9.-]+(?::\d{1,5})?$|^\[[0-9A-Fa-f:.]+\](?::\d{1,5})?$/;
 
 /** Absolute base URL for links: --public-url, else the Host header (when well formed), else the listen address. */
 export function baseUrl(c: Context, config: ServeConfig): string {
+  return baseUrlFor(c.req.header('host'), config);
+}
+
+/** `baseUrl` from the Host header alone, for answers made without a Hono context. */
+export function baseUrlFor(host: string | undefined, config: ServeConfig): string {
   if (config.publicUrl) return config.publicUrl;
-  const host = c.req.header('host');
   if (host && HOST.test(host)) return `http://${host}`;
   return `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}`;
 }

@@ -11,7 +11,7 @@ export const MAX_READ_WAIT_SECONDS = 30;
 /** Longest wait on submit, in seconds: a conversion may take a while, and the client asked to hold on. */
 export const MAX_SUBMIT_WAIT_SECONDS = 60;
 
-/** The schema of each limit, made once: building a zod schema costs more than a poll's answer. */
+// Built once per limit: making a zod schema costs more than a whole poll answer.
 const waitSchemas = new Map<number, ReturnType<typeof waitQuerySchema>>();
 
 /** The `wait` query parameter in ms: absent means 0 (answer now); anything but 0..max is refused. */
@@ -38,7 +38,8 @@ export async function awaitEnd(
   if (ms <= 0) return r;
   const until = Date.now() + ms;
   while (r?.status === 'running' && Date.now() < until && !gone.aborted) {
-    // Woken at once by this process's queue; a conversion run by another process is seen on the next look.
+    // Woken at once by this process's queue, or by another node's NOTIFY (JobQueue.onChange); the
+    // next look catches a signal that was lost.
     await ctx.queue.changes.waitFor(id, Math.min(until - Date.now(), LOOK_AGAIN_MS), gone);
     r = await ctx.store.getRequest(id);
   }

@@ -310,6 +310,13 @@ export interface JobQueue {
   ): Promise<void>;
   /** Jobs waiting to run. */
   depth(): Promise<number>;
+  /**
+   * Tells the other nodes that `requestId`'s status changed, so their long polls of it answer now
+   * rather than at their next look at the store. Best effort: polling stays the guarantee.
+   */
+  announceChange(requestId: string): Promise<void>;
+  /** Calls `listener` with each request another node announced as changed. */
+  onChange(listener: (requestId: string) => void): Promise<void>;
   /** Stops taking jobs; running handlers are aborted after `graceMs` and their jobs left for another worker. */
   stop(opts?: { graceMs?: number }): Promise<void>;
 }

@@ -60,4 +60,9 @@ describe('the built detect command', () => {
     expect(specifiers.length).toBeGreaterThan(0);
     expect(specifiers.filter((s) => !isBuiltin(s))).toEqual([]);
   });
+
+  it('leaves out the encoding sniffer, which only conversions use', () => {
+    // html-encoding-sniffer and its encoding tables cost start-up time and detection never calls them.
+    expect(readFileSync(BUNDLE, 'utf8')).not.toContain('node_modules/html-encoding-sniffer');
+  });
 });

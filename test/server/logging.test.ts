@@ -1,5 +1,5 @@
 import { Writable } from 'node:stream';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createLogger } from '../../src/server/logging.js';
 import {
   get,
@@ -67,7 +67,12 @@ describe('structured logs', () => {
     expect((await waitDone(server.url, id)).status).toBe('succeeded');
     const convert = lines.find((l) => l.msg === 'http' && l.route === '/api/public/convert');
     expect(convert).toMatchObject({ method: 'POST', status: 202, identity: 'anonymous' });
-    const conv = lines.find((l) => l.msg === 'conversion' && l.request_id === id);
+    // Observers hear of the end just after it is stored, so a poll can see it first.
+    const conv = await vi.waitFor(() => {
+      const line = lines.find((l) => l.msg === 'conversion' && l.request_id === id);
+      if (!line) throw new Error('no conversion line yet');
+      return line;
+    });
     expect(conv).toMatchObject({ conversion: 'csv-json', outcome: 'succeeded', level: 30 });
     expect(conv.engines.length).toBeGreaterThan(0);
     expect(typeof conv.duration_ms).toBe('number');

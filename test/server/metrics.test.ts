@@ -5,25 +5,12 @@ import {
   metaPart,
   post,
   removeDir,
+  sample,
   startTestServer,
   submit,
   type TestServer,
   waitDone,
 } from './helpers.js';
-
-/** The value of one sample line (`name{labels} value`), or undefined when absent. */
-function sample(text: string, name: string, labels: Record<string, string> = {}): number | undefined {
-  for (const line of text.split('\n')) {
-    if (!line.startsWith(name)) continue;
-    const m = /^([a-z_]+)(?:\{(.*)\})? (\S+)$/.exec(line);
-    if (!m || m[1] !== name) continue;
-    const have = Object.fromEntries(
-      [...(m[2] ?? '').matchAll(/(\w+)="([^"]*)"/g)].map((l) => [l[1], l[2]] as const),
-    );
-    if (Object.entries(labels).every(([k, v]) => have[k] === v)) return Number(m[3]);
-  }
-  return undefined;
-}
 
 describe('GET /metrics', () => {
   let server: TestServer;

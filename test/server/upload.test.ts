@@ -171,6 +171,19 @@ describe('malformed uploads', () => {
     const timeline = await get(`${server.url}/api/public/requests/${res.json.request_id}/timeline`);
     expect(timeline.text).not.toContain('..');
   });
+
+  it('reads a file name sent as raw UTF-8, as browsers send it', async () => {
+    const res = await post(convertUrl, [
+      metaPart({ conversion: 'csv-json' }),
+      filePart('résumé 日本.csv', CSV),
+    ]);
+    expect(res.status).toBe(202);
+    const done = await waitDone(server.url, res.json.request_id);
+    const file = await get(String((await get(done.artifacts[0].download)).headers.location));
+    expect(file.headers['content-disposition']).toBe(
+      `attachment; filename="r_sum_ __.json"; filename*=UTF-8''${encodeURIComponent('résumé 日本.json')}`,
+    );
+  });
 });
 
 describe('source_url', () => {

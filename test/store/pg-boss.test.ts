@@ -134,6 +134,46 @@ describe.skipIf(!postgresBin)(`pg-boss job queue (${postgresBin ? 'PostgreSQL' :
     expect(ran).toEqual(['woken']);
   });
 
+  it('wakes idle workers on other nodes when a job is filed, through NOTIFY', async () => {
+    const name = freshName();
+    const worker = await openQueue({ queue: name, pollSeconds: 3600 });
+    const api = await openQueue({ queue: name, pollSeconds: 3600 });
+    const ran: string[] = [];
+    await worker.work(
+      async (id) => {
+        ran.push(id);
+      },
+      { concurrency: 1 },
+    );
+    await new Promise((r) => setTimeout(r, 1_000));
+    await api.enqueue('filed-elsewhere');
+    await until("the other node's worker to run the job", () => ran.length === 1);
+    expect(ran).toEqual(['filed-elsewhere']);
+  });
+
+  it("tells other nodes of a request's change, not itself, and listens again after losing its connection", async () => {
+    const name = freshName();
+    const [a, b] = [await openQueue({ queue: name }), await openQueue({ queue: name })];
+    const heard = { a: [] as string[], b: [] as string[] };
+    await a.onChange((id) => heard.a.push(id));
+    await b.onChange((id) => heard.b.push(id));
+    await b.announceChange('changed-on-b');
+    await until('node a to hear of the change', () => heard.a.includes('changed-on-b'));
+    await a.announceChange('changed-on-a');
+    await until('node b to hear of the change', () => heard.b.includes('changed-on-a'));
+    expect(heard).toEqual({ a: ['changed-on-b'], b: ['changed-on-a'] });
+
+    // Every listening connection of the deployment cut, as a database restart or a proxy would.
+    const cut = await db.query(
+      "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'fileconv-listen'",
+    );
+    expect(cut.rowCount).toBeGreaterThanOrEqual(2);
+    await until('node a to hear again after reconnecting', async () => {
+      await b.announceChange('after-reconnect');
+      return heard.a.includes('after-reconnect');
+    });
+  });
+
   it('retries a handler that throws, with backoff, up to the retry limit', async () => {
     const name = freshName();
     const queue = await openQueue({ queue: name, retryLimit: 2, retryDelaySeconds: 1 });

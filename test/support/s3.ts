@@ -38,6 +38,11 @@ export async function startTestS3(bucket = 'fileconv-test'): Promise<TestS3> {
     stderr += d.toString();
   });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  let stopping = false;
+  // A server that dies mid-run turns every later S3 call into ECONNREFUSED: say why it died.
+  child.once('exit', (code, signal) => {
+    if (!stopping) process.stderr.write(`s3rver exited (${code ?? signal}) while in use: ${stderr}\n`);
+  });
   const port = await new Promise<number>((resolve, reject) => {
     const lines = createInterface({ input: child.stdout });
     lines.once('line', (line) => resolve((JSON.parse(line) as { port: number }).port));
@@ -57,6 +62,7 @@ export async function startTestS3(bucket = 'fileconv-test'): Promise<TestS3> {
       AWS_REGION: credentials.region,
     },
     async stop() {
+      stopping = true;
       if (child.exitCode === null) {
         child.kill('SIGTERM');
         await exited;

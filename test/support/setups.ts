@@ -26,13 +26,21 @@ export interface Setup {
    * (the server's new data directory is that place), a new database and a new bucket prefix
    * for the distributed one, so servers of one file never see each other's requests or quotas.
    */
-  stores(): Promise<Pick<RawServeOptions, 'database' | 'storage'>>;
+  stores(): Promise<Stores>;
+  /**
+   * The environment a `fileconv serve` or `fileconv worker` child process needs to use `stores`
+   * (the database URL, the storage URL, the S3 endpoint and credentials); empty for SQLite + disk.
+   */
+  processEnv(stores: Stores): Record<string, string>;
   stop(): Promise<void>;
 }
 
+export type Stores = Pick<RawServeOptions, 'database' | 'storage'>;
+
 /** Starts what the setup needs: for PostgreSQL + S3, one throwaway cluster and one s3rver. */
 export async function startSetup(name: SetupName): Promise<Setup> {
-  if (name === 'sqlite-disk') return { name, stores: async () => ({}), stop: async () => {} };
+  if (name === 'sqlite-disk')
+    return { name, stores: async () => ({}), processEnv: () => ({}), stop: async () => {} };
   const started = await Promise.allSettled([startPostgres(), startTestS3()]);
   const [pgStart, s3Start] = started;
   if (pgStart.status === 'rejected' || s3Start.status === 'rejected') {
@@ -52,6 +60,13 @@ export async function startSetup(name: SetupName): Promise<Setup> {
       places += 1;
       const database = places === 1 ? pg.url : await pg.createDatabase(`fileconv_${places}`);
       return { database, storage: `s3://${s3.bucket}/server-${places}` };
+    },
+    processEnv(stores) {
+      return {
+        ...s3.env,
+        ...(stores.database ? { FILECONV_DATABASE_URL: stores.database } : {}),
+        ...(stores.storage ? { FILECONV_STORAGE: stores.storage } : {}),
+      };
     },
     async stop() {
       for (const [k, v] of Object.entries(saved)) {

@@ -1,4 +1,4 @@
-import { decodeUtf32 } from './encoding.js';
+import { decodeUtf32 } from './utf32.js';
 
 /** Text decoded from the head of a file, or undefined when the bytes are not text. */
 export interface DecodedText {

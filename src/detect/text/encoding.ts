@@ -1,5 +1,6 @@
 import htmlEncodingSniffer from 'html-encoding-sniffer';
 import type { FormatId } from '../../formats/index.js';
+import { decodeUtf32 } from './utf32.js';
 
 function isUtf8(bytes: Uint8Array): boolean {
   try {
@@ -20,25 +21,6 @@ function utf32Bom(bytes: Uint8Array): 'UTF-32LE' | 'UTF-32BE' | undefined {
   for (const [name, bom] of Object.entries(UTF32_BOMS) as ['UTF-32LE' | 'UTF-32BE', readonly number[]][])
     if (bom.every((b, i) => bytes[i] === b)) return name;
   return undefined;
-}
-
-/**
- * UTF-32 code units to text. TextDecoder does not know UTF-32, so code points are read by hand;
- * one outside Unicode becomes U+FFFD, a trailing partial unit is dropped.
- */
-export function decodeUtf32(bytes: Uint8Array, littleEndian: boolean): string {
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const parts: string[] = [];
-  // Chunked: String.fromCodePoint takes its code points as arguments.
-  for (let start = 0; start + 4 <= bytes.length; start += 4 * 8192) {
-    const points: number[] = [];
-    for (let at = start; at + 4 <= bytes.length && at < start + 4 * 8192; at += 4) {
-      const cp = view.getUint32(at, littleEndian);
-      points.push(cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff) ? 0xfffd : cp);
-    }
-    parts.push(String.fromCodePoint(...points));
-  }
-  return parts.join('');
 }
 
 /**

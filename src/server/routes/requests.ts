@@ -1,7 +1,7 @@
 import type { Hono } from 'hono';
 import { FileconvError } from '../../errors/index.js';
 import type { AppEnv, ServerContext } from '../context.js';
-import { FinishedAnswers } from '../finished-answers.js';
+import { POLL_ROUTE } from '../kept-polls.js';
 import { parseOrThrow } from '../schemas/issues.js';
 import { ownerTokenSchema, RECENT_DEFAULT, recentLimitSchema } from '../schemas/query.js';
 import { encodeOpaque, isRequestId, sha256Hex } from '../tokens.js';
@@ -31,9 +31,10 @@ export function registerRequestRoutes(app: Hono<AppEnv>, ctx: ServerContext): vo
   // With ?wait=N the answer is held until the request is no longer running (succeeded or failed)
   // or N seconds pass; the queue's change signal wakes it, and the store is read again to answer.
   // A finished request's answer is kept rendered (see finished-answers.ts): polls of ended
-  // conversions are most of the traffic, and they skip the store and the JSON.
-  const answers = new FinishedAnswers();
-  app.get('/api/public/requests/:id', async (c) => {
+  // conversions are most of the traffic, and they skip the store and the JSON. An anonymous poll
+  // of a kept answer is usually answered before it reaches this route (kept-polls.ts).
+  const answers = ctx.finishedAnswers;
+  app.get(POLL_ROUTE, async (c) => {
     const id = c.req.param('id');
     const wait = waitMs(c.req.query('wait'), MAX_READ_WAIT_SECONDS);
     const base = baseUrl(c, ctx.config);

@@ -1,8 +1,9 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import PgBoss from 'pg-boss';
 import { databaseUnavailable } from '../postgres-db.js';
 import type { JobQueue } from '../types.js';
 import { MAX_ATTEMPTS, StopRequested } from '../types.js';
+import { PgListener } from './pg-notify.js';
 
 /** Settings of the PostgreSQL job queue; the defaults suit conversions of up to several minutes. */
 export interface PgBossQueueOptions {
@@ -69,6 +70,10 @@ export class PgBossQueue implements JobQueue {
   private readonly running = new Set<AbortController>();
   private readonly workerIds: string[] = [];
   private stopping: Promise<void> | undefined;
+  /** Tells this node's own signals from other nodes'. */
+  private readonly nodeId = randomUUID();
+  private readonly listener: PgListener;
+  private readonly onError: (err: Error) => void;
 
   private constructor(options: PgBossQueueOptions) {
     this.settings = { ...DEFAULTS, ...definedOnly(options), url: options.url };
@@ -86,8 +91,14 @@ export class PgBossQueue implements JobQueue {
       pollingIntervalSeconds: s.pollSeconds,
     };
     this.boss = new PgBoss(config);
-    const onError = options.onError ?? ((err: Error) => console.error(`job queue: ${err.message}`));
-    this.boss.on('error', onError);
+    this.onError = options.onError ?? ((err: Error) => console.error(`job queue: ${err.message}`));
+    this.boss.on('error', this.onError);
+    this.listener = new PgListener(s.url, this.onError);
+  }
+
+  /** NOTIFY channels, per queue so that deployments sharing a database do not wake each other. */
+  private get channels() {
+    return { jobs: `${this.settings.queue}:jobs`, changes: `${this.settings.queue}:changes` };
   }
 
   /** Connects, installs or upgrades pg-boss's schema (safe when several nodes start at once), creates the queue. */
@@ -105,7 +116,12 @@ export class PgBossQueue implements JobQueue {
       await queue.boss.createQueue(s.queue, { name: s.queue, ...policy });
       // A queue made by an earlier start keeps its settings until told: this start's settings win.
       await queue.boss.updateQueue(s.queue, { name: s.queue, ...policy });
+      // A job filed by another node: this node's idle workers ask for it now, not at their next poll.
+      await queue.listener.listen(queue.channels.jobs, (from) => {
+        if (from !== queue.nodeId) for (const id of queue.workerIds) queue.boss.notifyWorker(id);
+      });
     } catch (err) {
+      await queue.listener.close();
       await queue.boss.stop({ graceful: false }).catch(() => {});
       throw databaseUnavailable(s.url, err);
     }
@@ -116,8 +132,29 @@ export class PgBossQueue implements JobQueue {
     await this.boss.send(this.settings.queue, { requestId } satisfies ConversionJob, {
       id: jobIdOf(requestId),
     });
-    // This node's idle workers start it at once; other nodes' find it on their next poll.
+    // This node's idle workers start it at once; other nodes' are told through NOTIFY.
     for (const id of this.workerIds) this.boss.notifyWorker(id);
+    await this.notify(this.channels.jobs, this.nodeId);
+  }
+
+  async announceChange(requestId: string): Promise<void> {
+    await this.notify(this.channels.changes, `${this.nodeId} ${requestId}`);
+  }
+
+  onChange(listener: (requestId: string) => void): Promise<void> {
+    return this.listener.listen(this.channels.changes, (payload) => {
+      const [from, requestId] = payload.split(' ');
+      if (from !== this.nodeId && requestId) listener(requestId);
+    });
+  }
+
+  /** A signal only hastens what polling finds anyway: failing to send one is logged, not thrown. */
+  private async notify(channel: string, payload: string): Promise<void> {
+    try {
+      await this.boss.getDb().executeSql('SELECT pg_notify($1, $2)', [channel, payload]);
+    } catch (err) {
+      this.onError(new Error(`signalling other nodes: ${(err as Error).message}`));
+    }
   }
 
   async work(
@@ -165,6 +202,7 @@ export class PgBossQueue implements JobQueue {
       await this.boss.stop({ graceful: true, wait: true, timeout: graceMs + 2_000 });
     } finally {
       clearTimeout(abortLate);
+      await this.listener.close();
     }
   }
 
