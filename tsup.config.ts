@@ -18,7 +18,14 @@ const workerEntries = Object.fromEntries(
 const RUNTIME_FILE = /\.(py|xml)$/;
 
 export default defineConfig({
-  entry: { cli: 'src/cli/main.ts', index: 'src/index.ts', ...converterEntries, ...workerEntries },
+  entry: {
+    cli: 'src/cli/main.ts',
+    index: 'src/index.ts',
+    // The server's detection thread (src/detect/pool.ts).
+    'detect/worker': 'src/detect/worker.ts',
+    ...converterEntries,
+    ...workerEntries,
+  },
   format: ['esm'],
   target: 'node20',
   platform: 'node',

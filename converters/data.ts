@@ -8,7 +8,7 @@ import { defineConverter, edgesBetween } from '../src/engine/contract.js';
 import { FileconvError } from '../src/errors/index.js';
 import { extensionOf, type FormatId } from '../src/formats/index.js';
 import { engineOutputLimit } from '../src/run/sandbox.js';
-import type { DataTask, DataTaskResult } from './data/worker.js';
+import type { DataBytesTask, DataTask, DataTaskResult } from './data/worker.js';
 
 const TREES = ['json', 'yaml', 'toml', 'xml', 'jsonl'] as const; // any shape
 const TABLES = ['csv', 'tsv', 'xlsx'] as const;
@@ -62,15 +62,15 @@ function workerFile(): string {
     : join(dirname(here), 'data', 'worker.js');
 }
 
-let pool: Piscina<DataTask, DataTaskResult> | undefined;
+let pool: Piscina<DataTask | DataBytesTask, DataTaskResult> | undefined;
 
 /**
  * Parsing and serialising run on worker threads, so a 50 MB conversion never stalls the event
  * loop that answers every other request, and a memory blow-up ends one worker, not the server.
  * Threads are started on demand and leave after a while idle.
  */
-function dataPool(): Piscina<DataTask, DataTaskResult> {
-  pool ??= new Piscina<DataTask, DataTaskResult>({
+function dataPool(): Piscina<DataTask | DataBytesTask, DataTaskResult> {
+  pool ??= new Piscina<DataTask | DataBytesTask, DataTaskResult>({
     filename: workerFile(),
     minThreads: 0,
     maxThreads: Math.min(CONCURRENCY, availableParallelism()),
@@ -116,6 +116,29 @@ export default defineConverter({
   async probe() {
     const libs = ['yaml', 'smol-toml', 'fast-xml-parser', 'papaparse', 'exceljs'];
     return { ok: true, path: 'in-process', version: libs.map((l) => `${l} ${libraryVersion(l)}`).join(', ') };
+  },
+  inMemory: {
+    // Workbooks are read and written as streams of files; every other format is text.
+    accepts: (edge) => edge.from !== 'xlsx' && edge.to !== 'xlsx',
+    async run({ edge, input, checksMaxBytes }, ctx) {
+      const signal = AbortSignal.any([ctx.signal, AbortSignal.timeout(ctx.timeoutMs)]);
+      let result: DataTaskResult;
+      try {
+        const task: DataBytesTask = {
+          from: edge.from,
+          to: edge.to,
+          input,
+          maxOutputBytes: engineOutputLimit(),
+          checksMaxBytes,
+        };
+        result = await dataPool().run(task, { signal });
+      } catch (e) {
+        throw taskFailure(e, ctx.signal.aborted, ctx.timeoutMs);
+      }
+      if (!result.ok) throw new FileconvError(result.code ?? 'CONVERT_FAILED', result.message);
+      if (!result.output) throw new FileconvError('CONVERT_FAILED', 'The data engine gave no output.');
+      return { output: result.output, note: result.note, checks: result.checks };
+    },
   },
   async run({ edge, input, outDir, options }, ctx) {
     const output = join(outDir, `output.${extensionOf(edge.to)}`);

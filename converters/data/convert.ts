@@ -1,9 +1,10 @@
 import { readFile, stat } from 'node:fs/promises';
 import yauzl from 'yauzl';
 import { FileconvError } from '../../src/errors/index.js';
+import { inMemoryChecks } from '../../src/fidelity/in-memory.js';
 import { decodeText, parseText, readWorkbook } from './parse.js';
-import { writeData } from './serialize.js';
-import type { DataTask } from './worker.js';
+import { serializeData, writeData } from './serialize.js';
+import type { DataBytesTask, DataTask } from './worker.js';
 
 /** Parsed in memory, so inputs are bounded well below what would strain the process. */
 export const MAX_INPUT_BYTES = 50 * 1024 * 1024;
@@ -84,4 +85,22 @@ export async function convertData({
   }
   await writeData(to, value, output, maxOutputBytes, columns);
   return { note };
+}
+
+/**
+ * One text-to-text data conversion on bytes (no xlsx on either side): the output's bytes and
+ * its checks, measured here on the worker thread rather than from files on the main thread.
+ */
+export function convertDataBytes({ from, to, input, maxOutputBytes, checksMaxBytes }: DataBytesTask) {
+  if (input.byteLength > MAX_INPUT_BYTES) {
+    throw new FileconvError(
+      'CONVERT_FAILED',
+      `The file is larger than the ${MAX_INPUT_BYTES / 1024 / 1024} MB the data engine reads in memory.`,
+    );
+  }
+  const bytes = Buffer.from(input.buffer, input.byteOffset, input.byteLength);
+  const value = parseText(from, decodeText(bytes, from.toUpperCase()));
+  const output = Buffer.from(serializeData(to, value, maxOutputBytes));
+  const checks = output.byteLength <= checksMaxBytes ? inMemoryChecks(from, to, input, output) : undefined;
+  return { output, checks };
 }

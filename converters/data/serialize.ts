@@ -142,6 +142,16 @@ export async function writeData(
     checkOutputSize((await stat(path)).size);
     return;
   }
+  await writeFile(path, serializeData(format, value, maxBytes, columns));
+}
+
+/** `value` as the text of `format` (any but xlsx), refused past `maxBytes` as writeData does. */
+export function serializeData(
+  format: FormatId,
+  value: unknown,
+  maxBytes: number | null = null,
+  columns?: string[],
+): string {
   let text: string;
   try {
     text = serialized(format, value, columns);
@@ -150,6 +160,6 @@ export async function writeData(
       throw new FileconvError('OUTPUT_TOO_LARGE', undefined, { cause: e });
     throw e;
   }
-  checkOutputSize(Buffer.byteLength(text));
-  await writeFile(path, text);
+  if (maxBytes !== null && Buffer.byteLength(text) > maxBytes) throw new FileconvError('OUTPUT_TOO_LARGE');
+  return text;
 }

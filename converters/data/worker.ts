@@ -1,6 +1,7 @@
 import { type ErrorCode, isFileconvError } from '../../src/errors/index.js';
+import type { ArtifactChecks } from '../../src/fidelity/describe.js';
 import type { FormatId } from '../../src/formats/index.js';
-import { convertData } from './convert.js';
+import { convertData, convertDataBytes } from './convert.js';
 
 export interface DataTask {
   from: FormatId;
@@ -13,13 +14,29 @@ export interface DataTask {
   sheet?: string;
 }
 
+/** A small text-to-text conversion on bytes (converters/data.ts's inMemory). */
+export interface DataBytesTask {
+  from: FormatId;
+  to: FormatId;
+  input: Uint8Array;
+  maxOutputBytes: number | null;
+  /** Larger outputs get no checks, as the runner's attachChecks. */
+  checksMaxBytes: number;
+}
+
 /** A FileconvError crosses the thread boundary as plain data; anything else as its message. */
-export type DataTaskResult = { ok: true; note?: string } | { ok: false; code?: ErrorCode; message: string };
+export type DataTaskResult =
+  | { ok: true; note?: string; output?: Uint8Array; checks?: ArtifactChecks }
+  | { ok: false; code?: ErrorCode; message: string };
 
 /** The pool worker's task (piscina calls the default export). */
-export default async function runDataTask(task: DataTask): Promise<DataTaskResult> {
+export default async function runDataTask(task: DataTask | DataBytesTask): Promise<DataTaskResult> {
   try {
-    const { note } = await convertData(task);
+    if (typeof task.input !== 'string') {
+      const { output, checks } = convertDataBytes(task as DataBytesTask);
+      return { ok: true, output, checks };
+    }
+    const { note } = await convertData(task as DataTask);
     return { ok: true, note };
   } catch (e) {
     if (isFileconvError(e)) return { ok: false, code: e.code, message: e.message };

@@ -1,26 +1,31 @@
-import { createHash } from 'node:crypto';
-import { createReadStream } from 'node:fs';
-import { rm, stat } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { pipeline } from 'node:stream/promises';
 import { CONVERSION_DETAIL_CODES, isFileconvError, messageFor } from '../errors/index.js';
-import { extensionOf, getFormat } from '../formats/index.js';
+import type { InMemoryJob, InMemoryResult } from '../run/in-memory.js';
 import type { ScratchSpace } from '../run/scratch.js';
-import type { ConversionJob, ConversionOutputFile, ConversionResult, Progress } from '../run/types.js';
+import type { ConversionJob, ConversionResult, Progress } from '../run/types.js';
 import {
-  type ArtifactRecord,
   type BlobStore,
   MAX_ATTEMPTS,
   type RequestRecord,
   type RequestStore,
   type StoredError,
+  type TimelineEvent,
 } from '../store/types.js';
 import { orderedWrites } from './ordered-writes.js';
+import { runInMemory } from './run-in-memory.js';
+import { storeArtifacts } from './store-artifacts.js';
 
 /** The engine side a worker needs: run a plan, zip several outputs. */
 export interface ConversionRunner {
   convert(job: ConversionJob): Promise<ConversionResult>;
   zip(files: readonly { path: string; name: string }[], zipPath: string): Promise<void>;
+  /**
+   * Optional: the largest input a conversion runs on bytes with (run/in-memory.ts), 0 when it
+   * never does; asked before the input's size, which a remote store answers with a request.
+   */
+  inMemoryLimit?(job: Pick<ConversionJob, 'from' | 'to' | 'options'>): Promise<number>;
+  convertInMemory?(job: InMemoryJob): Promise<InMemoryResult>;
 }
 
 export interface RunRequestDeps {
@@ -51,13 +56,7 @@ export function requestError(e: unknown): StoredError {
   return { code: 'CONVERT_FAILED', message: messageFor('CONVERT_FAILED') };
 }
 
-async function fileDigest(path: string): Promise<{ size: number; sha256: string }> {
-  const hash = createHash('sha256');
-  await pipeline(createReadStream(path), hash);
-  return { size: (await stat(path)).size, sha256: hash.digest('hex') };
-}
-
-function stem(filename: string): string {
+export function stem(filename: string): string {
   const dot = filename.lastIndexOf('.');
   return (dot > 0 ? filename.slice(0, dot) : filename) || 'output';
 }
@@ -95,6 +94,7 @@ export async function runClaimedRequest(
   /** Called once the engines are done, before the outputs are stored (the queue frees a slot). */
   enginesDone?: () => void,
 ): Promise<RunOutcome> {
+  if (await runsInMemory(deps, r)) return runInMemory(deps, r, signal, onEvent, enginesDone);
   const { store, blobs, scratch, engine } = deps;
   const writes = orderedWrites();
   const event = (kind: string, message: string) => {
@@ -117,10 +117,7 @@ export async function runClaimedRequest(
   };
   try {
     if (!r.inputKey || !r.from || !r.to) throw new Error('queued request without input or conversion');
-    await event(
-      'started',
-      `Conversion ${r.conversion} started${r.attempts > 1 ? ` (attempt ${r.attempts})` : ''}.`,
-    );
+    await event('started', startedMessage(r));
     onProgress({ percent: 0, stage: 'converting', step: 1, steps: r.progress.steps || 1 });
     const { from, to, inputKey } = r;
     const dir = await scratch.dir(r.id);
@@ -183,19 +180,39 @@ export async function runClaimedRequest(
   }
 }
 
-/** Fails a running request once, deletes its input and refunds its quota unit; false when it had ended. */
+export function startedMessage(r: RequestRecord): string {
+  return `Conversion ${r.conversion} started${r.attempts > 1 ? ` (attempt ${r.attempts})` : ''}.`;
+}
+
+/**
+ * Whether a claimed conversion runs on bytes in memory: the engines can (one in-process step) and
+ * its input is small enough.
+ */
+async function runsInMemory(deps: RunRequestDeps, r: RequestRecord): Promise<boolean> {
+  const { engine, blobs } = deps;
+  if (!engine.inMemoryLimit || !engine.convertInMemory || !r.inputKey || !r.from || !r.to) return false;
+  const limit = await engine.inMemoryLimit({ from: r.from, to: r.to, options: r.options ?? {} });
+  if (limit <= 0) return false;
+  const size = (await blobs.stat(r.inputKey))?.size;
+  return size !== undefined && size <= limit;
+}
+
+/**
+ * Fails a running request once, deletes its input and refunds its quota unit; false when it had
+ * ended. `before`: the run's events not stored yet, written ahead of `failed` in the same step.
+ */
 export async function failRequest(
   deps: RunRequestDeps,
   r: RequestRecord,
   error: StoredError,
   message: string,
+  before: readonly TimelineEvent[] = [],
 ): Promise<boolean> {
   await dropInput(deps, r);
-  const failed = await deps.store.finishFailed(r.id, error, Date.now(), {
-    at: Date.now(),
-    kind: 'failed',
-    message,
-  });
+  const failed = await deps.store.finishFailed(r.id, error, Date.now(), [
+    ...before,
+    { at: Date.now(), kind: 'failed', message },
+  ]);
   // Refunded only by the run that failed it, so a duplicate delivery never gives a unit back twice.
   if (failed) await refund(deps, r);
   return failed;
@@ -216,52 +233,8 @@ async function refund(deps: RunRequestDeps, r: RequestRecord): Promise<void> {
   }
 }
 
-async function dropInput(deps: RunRequestDeps, r: RequestRecord): Promise<void> {
+export async function dropInput(deps: RunRequestDeps, r: RequestRecord): Promise<void> {
   if (!r.inputKey) return;
   await deps.blobs.delete(r.inputKey).catch(() => {});
   await deps.store.clearInputKey(r.id);
-}
-
-async function storeArtifacts(
-  deps: RunRequestDeps,
-  r: RequestRecord,
-  files: readonly ConversionOutputFile[],
-  outDir: string,
-  base: string,
-): Promise<ArtifactRecord[]> {
-  const expiresAt = Date.now() + deps.retentionMs;
-  const entries: (ConversionOutputFile & { filename: string })[] = files.map((f, i) => ({
-    ...f,
-    filename:
-      files.length === 1 ? `${base}.${extensionOf(f.format)}` : `${base}-${i + 1}.${extensionOf(f.format)}`,
-  }));
-  if (files.length > 1) {
-    const zipPath = join(outDir, 'all.zip');
-    await deps.engine.zip(
-      entries.map((e) => ({ path: e.path, name: e.filename })),
-      zipPath,
-    );
-    entries.push({ name: 'zip', path: zipPath, format: 'zip', filename: `${base}.zip` });
-  }
-  const artifacts: ArtifactRecord[] = [];
-  for (const e of entries) {
-    const { size, sha256 } = await fileDigest(e.path);
-    // One folder per attempt: two runs of one job (a worker thought dead) never overwrite each other.
-    const blobKey = `artifacts/${r.id}/${r.attempts}/${e.name.replace(/[^A-Za-z0-9_-]/g, '_')}.${extensionOf(e.format)}`;
-    await deps.blobs.putFile(blobKey, e.path);
-    artifacts.push({
-      requestId: r.id,
-      name: e.name,
-      format: e.format,
-      mime: getFormat(e.format)?.mime ?? 'application/octet-stream',
-      size,
-      sha256,
-      blobKey,
-      filename: e.filename,
-      expiresAt,
-      expired: false,
-      ...(e.checks ? { checks: e.checks } : {}),
-    });
-  }
-  return artifacts;
 }

@@ -65,12 +65,14 @@ export interface SubmittedConversion {
   report: DetectReport;
 }
 
-/** Detects a stored blob through a local copy (the blob itself on disk). */
+/** Detects a stored blob in place on disk, else through a local copy in a scratch folder. */
 export function detectStored(
   deps: Pick<SubmitDeps, 'scratch' | 'blobs' | 'engine'>,
   key: string,
   hints: DetectOptions,
 ): Promise<DetectReport> {
+  const local = deps.blobs.localPath?.(key);
+  if (local) return deps.engine.detect(local, hints);
   return deps.scratch.withDir('detect', (dir) =>
     deps.blobs.withLocalCopy(key, dir, (path) => deps.engine.detect(path, hints)),
   );

@@ -1,3 +1,4 @@
+import type { ArtifactChecks } from '../fidelity/describe.js';
 import type { FormatFamily, FormatId } from '../formats/index.js';
 import type { ConversionOptions } from './options.js';
 
@@ -63,6 +64,23 @@ export interface StepResult {
   files: string[];
 }
 
+/** One step on bytes in memory: what an in-process engine's `inMemory.run` gets. */
+export interface InMemoryStep {
+  edge: ConversionEdge;
+  input: Uint8Array;
+  options: ConversionOptions;
+  /** Outputs larger than this get no checks (the runner's limit for files too). */
+  checksMaxBytes: number;
+}
+
+export interface InMemoryOutput {
+  output: Uint8Array;
+  /** A line for the request's timeline (as StepContext.log). */
+  note?: string;
+  /** What the output kept, measured where it was made (artifactChecks of the file path). */
+  checks?: ArtifactChecks;
+}
+
 export interface Converter {
   /** Engine name, also used in the catalog and the timeline (`libreoffice`). */
   name: string;
@@ -86,6 +104,14 @@ export interface Converter {
   close?(): Promise<void>;
   /** Run one step. Throws FileconvError (detail codes) or any error (becomes CONVERT_FAILED). */
   run(request: StepRequest, ctx: StepContext): Promise<StepResult>;
+  /**
+   * Optional, for in-process engines: the steps it can do on bytes in memory, output checks
+   * included, so a small conversion needs no scratch folders (src/run/in-memory.ts).
+   */
+  inMemory?: {
+    accepts(edge: ConversionEdge): boolean;
+    run(step: InMemoryStep, ctx: { signal: AbortSignal; timeoutMs: number }): Promise<InMemoryOutput>;
+  };
   /** How many runs of this engine may go at once (default 2). */
   concurrency?: number;
   /** Default wall-clock limit of one step in ms (default 120 s). */

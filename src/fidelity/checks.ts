@@ -1,6 +1,6 @@
 import { countFile } from './counts.js';
 import type { ArtifactChecks } from './describe.js';
-import { type FidelityInput, observe } from './measure.js';
+import { type FidelityInput, wordsOf } from './measure.js';
 import { totalWords, wordsKept } from './text.js';
 import { withTools } from './tools.js';
 
@@ -12,6 +12,8 @@ const round = (n: number) => Math.round(n * 1000) / 1000;
  * What each output kept, computed cheaply from the outputs (and the source, for the words): one
  * checks object per output, in order. A single output gets the word recall against the source;
  * page images each get their own size. Never throws: a measure that fails is left out.
+ * The source is read only for the recall, so only when the output has words to compare (a JSON
+ * or YAML output has none: its keys repeat per record).
  */
 export async function artifactChecks(input: FidelityInput): Promise<ArtifactChecks[]> {
   try {
@@ -21,11 +23,18 @@ export async function artifactChecks(input: FidelityInput): Promise<ArtifactChec
           input.outputs.map(async (file) => ({ ...(await countFile(file, input.to, run)) })),
         );
       }
-      const seen = await observe(input, run);
-      const checks: ArtifactChecks = { ...seen.output };
-      if (seen.outputWords) checks.words = totalWords(seen.outputWords);
-      const recall = seen.sourceWords && seen.outputWords && wordsKept(seen.sourceWords, seen.outputWords);
-      if (recall !== undefined && !input.options?.pages) checks.words_kept = round(recall);
+      const first = input.outputs[0]!;
+      const [output, outputWords] = await Promise.all([
+        countFile(first, input.to, run),
+        wordsOf(first, input.to, run),
+      ]);
+      const checks: ArtifactChecks = { ...output };
+      if (!outputWords) return [checks];
+      checks.words = totalWords(outputWords);
+      if (input.options?.pages) return [checks];
+      const sourceWords = await wordsOf(input.source, input.from, run);
+      const recall = sourceWords && wordsKept(sourceWords, outputWords);
+      if (recall !== undefined) checks.words_kept = round(recall);
       return [checks];
     });
   } catch {

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
-import Papa from 'papaparse';
 import sharp from 'sharp';
 import { type FormatId, getFormat } from '../formats/index.js';
+import { delimitedTextCounts } from './delimited.js';
 import type { FileCounts } from './describe.js';
 import { containerPictures, MEDIA_FOLDERS, SLIDE_RELS } from './pictures.js';
 import type { RunTool } from './tools.js';
@@ -98,12 +98,7 @@ async function workbookCounts(path: string): Promise<FileCounts> {
 }
 
 async function delimitedCounts(path: string, format: FormatId): Promise<FileCounts> {
-  const text = await readFile(path, 'utf8');
-  const parsed = Papa.parse<string[]>(text.replace(/^\uFEFF/, ''), {
-    delimiter: format === 'tsv' ? '\t' : '',
-    skipEmptyLines: 'greedy',
-  });
-  return { sheets: 1, rows: parsed.data.length };
+  return delimitedTextCounts(await readFile(path, 'utf8'), format);
 }
 
 type Probe = { format?: { duration?: string }; streams?: Stream[] };

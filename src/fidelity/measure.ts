@@ -2,7 +2,7 @@ import type { ConversionOptions } from '../engine/options.js';
 import { type FormatId, getFormat } from '../formats/index.js';
 import { countFile } from './counts.js';
 import type { FileCounts } from './describe.js';
-import { hasReadableText, textOf, totalWords, wordCounts, wordsKept } from './text.js';
+import { carriesWords, textOf, totalWords, wordCounts, wordsKept } from './text.js';
 import { type RunTool, withTools } from './tools.js';
 
 /**
@@ -71,8 +71,6 @@ export interface Observed {
   outputWords?: Map<string, number>;
 }
 
-// Not data (JSON, YAML...): their keys repeat per record, so recall against a table says nothing.
-const TEXT_FAMILIES = new Set(['document', 'text', 'spreadsheet', 'presentation', 'ebook']);
 const PDFS: ReadonlySet<FormatId> = new Set(['pdf', 'pdfa']);
 const PICTURE_TARGETS: ReadonlySet<FormatId> = new Set([
   'pdf',
@@ -90,8 +88,8 @@ const familyOf = (f: FormatId) => getFormat(f)?.family;
 const round2 = (n: number) => Math.round(n * 100) / 100;
 
 /** The words of a file, when its format's text is readable and its family carries text. */
-async function wordsOf(path: string, format: FormatId, run: RunTool) {
-  if (!hasReadableText(format) || !TEXT_FAMILIES.has(familyOf(format) ?? '')) return undefined;
+export async function wordsOf(path: string, format: FormatId, run: RunTool) {
+  if (!carriesWords(format)) return undefined;
   const text = await textOf(path, format, run).catch(() => undefined);
   return text === undefined ? undefined : wordCounts(text);
 }

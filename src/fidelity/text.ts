@@ -1,7 +1,7 @@
 import { readFile, stat } from 'node:fs/promises';
 import { decodeHTML } from 'entities';
 import { decodeSource } from '../detect/text/encoding.js';
-import type { FormatId } from '../formats/index.js';
+import { type FormatId, getFormat } from '../formats/index.js';
 import { OOXML_TEXT, ooxmlShownText, workbookShownXml } from './ooxml-text.js';
 import type { RunTool } from './tools.js';
 import { readZip } from './zip.js';
@@ -143,6 +143,20 @@ export function hasReadableText(format: FormatId): boolean {
   );
 }
 
+// Not data (JSON, YAML...): their keys repeat per record, so recall against a table says nothing.
+const TEXT_FAMILIES: ReadonlySet<string> = new Set([
+  'document',
+  'text',
+  'spreadsheet',
+  'presentation',
+  'ebook',
+]);
+
+/** Whether a format's words are counted: its text is readable here and is prose or a table. */
+export function carriesWords(format: FormatId): boolean {
+  return hasReadableText(format) && TEXT_FAMILIES.has(getFormat(format)?.family ?? '');
+}
+
 /** The text a file shows, or undefined when its format's text cannot be read here. */
 export async function textOf(path: string, format: FormatId, run: RunTool): Promise<string | undefined> {
   if (format === 'pdf' || format === 'pdfa') return run('pdftotext', ['-enc', 'UTF-8', '-q', path, '-']);
@@ -155,7 +169,13 @@ export async function textOf(path: string, format: FormatId, run: RunTool): Prom
   }
   if (!PLAIN.has(format) && !MARKUP.has(format) && format !== 'rtf') return undefined;
   const size = (await stat(path)).size;
-  const bytes = (await readFile(path)).subarray(0, Math.min(size, MAX_TEXT_BYTES));
+  return textOfBytes((await readFile(path)).subarray(0, Math.min(size, MAX_TEXT_BYTES)), format);
+}
+
+/** The text of a plain, markup or RTF file's bytes; undefined for other formats. */
+export function textOfBytes(file: Uint8Array, format: FormatId): string | undefined {
+  if (!PLAIN.has(format) && !MARKUP.has(format) && format !== 'rtf') return undefined;
+  const bytes = Buffer.from(file.buffer, file.byteOffset, Math.min(file.byteLength, MAX_TEXT_BYTES));
   if (format === 'rtf') return rtfText(bytes.toString('latin1'));
   // Read as the engines read it: by byte order mark (UTF-16, UTF-32), UTF-8, meta charset, windows-1252.
   const { text } = decodeSource(bytes, format);

@@ -190,8 +190,30 @@ export function planConversion(
   const f = canonical(from);
   const t = canonical(to);
   if (f === t) return undefined;
-  const found = bestPathsFrom(buildGraph(engines), f, options).get(t);
+  const graph = buildGraph(engines);
+  const plain = !options || Object.keys(options).length === 0;
+  const found = (plain ? plainPathsFrom(graph, f) : bestPathsFrom(graph, f, options)).get(t);
   return found && toPlan(found);
+}
+
+/**
+ * Paths without options, which most conversions ask for, kept per graph and source format: a
+ * server plans every conversion it runs, and the walk costs more than a small conversion.
+ */
+const plainPaths = new WeakMap<ConversionGraph, Map<FormatId, Map<FormatId, Candidate>>>();
+
+function plainPathsFrom(graph: ConversionGraph, from: FormatId): Map<FormatId, Candidate> {
+  let byFrom = plainPaths.get(graph);
+  if (!byFrom) {
+    byFrom = new Map();
+    plainPaths.set(graph, byFrom);
+  }
+  let paths = byFrom.get(from);
+  if (!paths) {
+    paths = bestPathsFrom(graph, from);
+    byFrom.set(from, paths);
+  }
+  return paths;
 }
 
 /** Every plan the engines allow, sorted by key. */

@@ -28,7 +28,7 @@ export interface RunnerOptions {
   tempRoot?: string;
 }
 
-function cancelled(): FileconvError {
+export function cancelled(): FileconvError {
   return new FileconvError('CONVERT_FAILED', 'The conversion was cancelled.');
 }
 
@@ -41,6 +41,20 @@ export async function runConversion(
   runner: RunnerOptions = {},
 ): Promise<ConversionResult> {
   const engines = runner.engines ?? (await loadCatalog()).engines;
+  const { plan, rerouted } = choosePlan(job, engines);
+  if (rerouted)
+    job.onEvent?.({ kind: 'plan', message: `the options route this conversion through ${routeOf(plan)}` });
+  return executePlan(plan, job, { ...runner, engines });
+}
+
+/**
+ * The plan of a conversion with its options, and whether the options took it off the usual
+ * route (the caller says so on the timeline). Throws when the catalog has no such conversion.
+ */
+export function choosePlan(
+  job: Pick<ConversionJob, 'from' | 'to' | 'options'>,
+  engines: PlannerEngines,
+): { plan: Plan; options: ConversionOptions; rerouted: boolean } {
   const usual = planConversion(job.from, job.to, engines);
   if (!usual) {
     throw new FileconvError(
@@ -56,13 +70,11 @@ export async function runConversion(
       `Converting ${job.from} to ${job.to} with these options is not in the catalog.`,
     );
   }
-  if (routeOf(plan) !== routeOf(usual))
-    job.onEvent?.({ kind: 'plan', message: `the options route this conversion through ${routeOf(plan)}` });
-  return executePlan(plan, job, { ...runner, engines });
+  return { plan, options, rerouted: routeOf(plan) !== routeOf(usual) };
 }
 
 /** A plan's formats and engines in order: `pdf -(poppler)-> txt -(libreoffice)-> docx`. */
-function routeOf(plan: Plan): string {
+export function routeOf(plan: Plan): string {
   return plan.steps.reduce((route, s) => `${route} -(${s.engines[0]})-> ${s.to}`, plan.from);
 }
 
@@ -129,8 +141,8 @@ export async function executePlan(
   }
 }
 
-function progressReporter(
-  job: Omit<ConversionJob, 'from' | 'to'>,
+export function progressReporter(
+  job: Pick<ConversionJob, 'onProgress'>,
   steps: number,
 ): (step: number, fraction: number) => void {
   let last = -1;
@@ -158,9 +170,9 @@ interface StepEnv {
  * left out, so a PDF without a text layer answers NEEDS_OCR instead of being read slowly and
  * approximately behind the caller's back.
  */
-function enginesToTry(
+export function enginesToTry(
   step: PlannedStep,
-  env: StepEnv,
+  env: Pick<StepEnv, 'converters' | 'options'>,
 ): { name: string; converter: Converter; edge: ConversionEdge }[] {
   const all = step.engines.flatMap((name, i) => {
     const converter = env.converters.get(name);
@@ -225,9 +237,34 @@ async function runWithLimits(
   request: Parameters<Converter['run']>[0],
   base: Omit<StepContext, 'signal'> & { signal: AbortSignal },
 ): Promise<string[]> {
+  const result = await withTimeLimit(converter, base.signal, base.timeoutMs, (signal) =>
+    converter.run(request, { ...base, signal }),
+  );
+  const files = result.files;
+  if (!Array.isArray(files) || files.length === 0) {
+    throw new FileconvError('CONVERT_FAILED', `${converter.name} wrote no output.`);
+  }
+  for (const f of files) {
+    const s = await stat(f).catch(() => undefined);
+    if (!s?.isFile())
+      throw new FileconvError('CONVERT_FAILED', `${converter.name} did not write ${basename(f)}.`);
+  }
+  return files;
+}
+
+/**
+ * Runs `work` with a signal that aborts with the job's and past the engine's time limit (and a
+ * little grace, for engines that ignore it); a cancelled job or an engine past its limit throws.
+ */
+export async function withTimeLimit<T>(
+  converter: Converter,
+  jobSignal: AbortSignal,
+  timeoutMs: number,
+  work: (signal: AbortSignal) => Promise<T>,
+): Promise<T> {
   const controller = new AbortController();
   const onAbort = () => controller.abort();
-  base.signal.addEventListener('abort', onAbort, { once: true });
+  jobSignal.addEventListener('abort', onAbort, { once: true });
   let timer: NodeJS.Timeout | undefined;
   const guard = new Promise<never>((_, reject) => {
     timer = setTimeout(() => {
@@ -235,31 +272,18 @@ async function runWithLimits(
       reject(
         new FileconvError(
           'CONVERT_FAILED',
-          `${converter.name} took longer than ${Math.round(base.timeoutMs / 1000)} s and was stopped.`,
+          `${converter.name} took longer than ${Math.round(timeoutMs / 1000)} s and was stopped.`,
         ),
       );
-    }, base.timeoutMs + TIMEOUT_GRACE_MS);
+    }, timeoutMs + TIMEOUT_GRACE_MS);
     controller.signal.addEventListener('abort', () => reject(cancelled()), { once: true });
   });
   guard.catch(() => {});
   try {
-    const result = await Promise.race([
-      converter.run(request, { ...base, signal: controller.signal }),
-      guard,
-    ]);
-    const files = result.files;
-    if (!Array.isArray(files) || files.length === 0) {
-      throw new FileconvError('CONVERT_FAILED', `${converter.name} wrote no output.`);
-    }
-    for (const f of files) {
-      const s = await stat(f).catch(() => undefined);
-      if (!s?.isFile())
-        throw new FileconvError('CONVERT_FAILED', `${converter.name} did not write ${basename(f)}.`);
-    }
-    return files;
+    return await Promise.race([work(controller.signal), guard]);
   } finally {
     clearTimeout(timer);
-    base.signal.removeEventListener('abort', onAbort);
+    jobSignal.removeEventListener('abort', onAbort);
   }
 }
 

@@ -1,5 +1,6 @@
 import type { DetectOptions, DetectReport } from '../detect/index.js';
 import type { Plan } from '../plan/types.js';
+import type { InMemoryJob, InMemoryResult } from '../run/in-memory.js';
 import type { ConversionJob, ConversionResult } from '../run/types.js';
 
 export interface EngineInfo {
@@ -11,6 +12,9 @@ export interface EngineInfo {
 export interface ServerEngine {
   detect(file: string, hints: DetectOptions): Promise<DetectReport>;
   convert(job: ConversionJob): Promise<ConversionResult>;
+  /** The largest input this conversion runs on bytes with (run/in-memory.ts), 0 when it never does. */
+  inMemoryLimit?(job: Pick<ConversionJob, 'from' | 'to' | 'options'>): Promise<number>;
+  convertInMemory?(job: InMemoryJob): Promise<InMemoryResult>;
   /** Plans of the installed engines, and those engines. */
   catalog(): Promise<{ engines: EngineInfo[]; plans: Plan[] }>;
   zip(files: readonly { path: string; name: string }[], zipPath: string): Promise<void>;
@@ -18,24 +22,20 @@ export interface ServerEngine {
 
 /** The real core: detection, planner and runner of this package. */
 export async function coreEngine(): Promise<ServerEngine> {
-  const [{ detect }, { runConversion }, { loadCatalog }, { zipOutputs }] = await Promise.all([
-    import('../detect/index.js'),
-    import('../run/runner.js'),
-    import('../plan/index.js'),
-    import('../run/zip.js'),
-  ]);
+  const [{ detectOffThread }, { runConversion }, inMemory, { loadCatalog }, { zipOutputs }] =
+    await Promise.all([
+      import('../detect/pool.js'),
+      import('../run/runner.js'),
+      import('../run/in-memory.js'),
+      import('../plan/index.js'),
+      import('../run/zip.js'),
+    ]);
   return {
-    async detect(file, hints) {
-      const r = await detect(file, hints);
-      return {
-        declared: r.declared,
-        detected: r.detected,
-        match: r.match,
-        mime: r.mime,
-        confidence: r.confidence,
-      };
-    },
+    // Off the main thread: the server detects every upload (src/detect/pool.ts).
+    detect: (file, hints) => detectOffThread(file, hints),
     convert: (job) => runConversion(job),
+    inMemoryLimit: async (job) => ((await inMemory.runsInMemory(job)) ? inMemory.IN_MEMORY_MAX_BYTES : 0),
+    convertInMemory: (job) => inMemory.convertInMemory(job),
     async catalog() {
       const c = await loadCatalog();
       return {

@@ -135,8 +135,8 @@ export class ConversionQueue {
         giveBackSlot();
         this.pump();
       });
+      // No change signal for the claim: readers wait for the end (wait.ts), which a claim is not.
       this.running.set(next.id, { controller, done });
-      this.changes.changed(next.id);
     }
   }
 

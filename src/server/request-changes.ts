@@ -1,7 +1,7 @@
 import { EventEmitter } from 'node:events';
 
 /**
- * In-process signal that a request's status changed (started, requeued, succeeded, failed), so a
+ * In-process signal that a request's status changed (requeued, succeeded, failed), so a
  * long-polling reader wakes at once instead of re-reading the store on a timer. Only this process's
  * queue fires it; the store stays the source of truth and is read again after the wait.
  */

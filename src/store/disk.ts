@@ -1,6 +1,6 @@
 import { once } from 'node:events';
 import { createReadStream, createWriteStream } from 'node:fs';
-import { copyFile, link, mkdir, readdir, rename, rm, rmdir, stat } from 'node:fs/promises';
+import { copyFile, link, mkdir, readdir, rename, rm, rmdir, stat, unlink } from 'node:fs/promises';
 import { dirname, join, relative, sep } from 'node:path';
 import type { Readable } from 'node:stream';
 import { checkBlobKey } from './blob-key.js';
@@ -61,6 +61,10 @@ export class DiskBlobStore implements BlobStore {
     return fn(this.path(key));
   }
 
+  localPath(key: string): string {
+    return this.path(key);
+  }
+
   async stat(key: string): Promise<BlobStat | undefined> {
     try {
       const s = await stat(this.path(key));
@@ -79,7 +83,10 @@ export class DiskBlobStore implements BlobStore {
 
   async delete(key: string): Promise<void> {
     const p = this.path(key);
-    await rm(p, { force: true });
+    // A blob is one file: unlink, not rm's walk (an lstat and more for every delete).
+    await unlink(p).catch((e: NodeJS.ErrnoException) => {
+      if (e.code !== 'ENOENT') throw e;
+    });
     await this.pruneEmpty(dirname(p));
   }
 

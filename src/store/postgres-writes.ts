@@ -1,7 +1,13 @@
 import type pg from 'pg';
 import type { Progress } from '../run/types.js';
 import { artifactValues } from './sqlite-schema.js';
-import type { ArtifactRecord, NewRequest, StoredError, TimelineEvent } from './types.js';
+import {
+  type ArtifactRecord,
+  eventList,
+  type NewRequest,
+  type StoredError,
+  type TimelineEvent,
+} from './types.js';
 
 /** The writes of the PostgreSQL request store that run inside its transactions. */
 
@@ -62,14 +68,18 @@ export async function insertEvent(db: Queryable, id: string, event: TimelineEven
 
 /**
  * Ends a request that is still running (locked for the rest of the transaction) with `outcome`
- * and its timeline event, its progress rewritten in JS so the JSON keeps its key order; false
+ * and its timeline events, its progress rewritten in JS so the JSON keeps its key order; false
  * when it had already finished (and then the event is not added either).
  */
 export async function finishRunning(
   client: pg.PoolClient,
   id: string,
   now: number,
-  outcome: { status: 'succeeded' | 'failed'; error?: StoredError; event?: TimelineEvent },
+  outcome: {
+    status: 'succeeded' | 'failed';
+    error?: StoredError;
+    events?: TimelineEvent | readonly TimelineEvent[];
+  },
   finalProgress: (p: Progress) => Progress,
 ): Promise<boolean> {
   const { rows } = await client.query<{ progress: string }>(
@@ -92,7 +102,7 @@ export async function finishRunning(
       id,
     ],
   );
-  if (outcome.event) await insertEvent(client, id, outcome.event);
+  for (const e of eventList(outcome.events)) await insertEvent(client, id, e);
   return true;
 }
 

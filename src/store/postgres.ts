@@ -110,10 +110,10 @@ export class PostgresRequestStore implements RequestStore {
     id: string,
     artifacts: readonly ArtifactRecord[],
     now: number,
-    event?: TimelineEvent,
+    events?: TimelineEvent | readonly TimelineEvent[],
   ): Promise<boolean> {
     return transaction(this.pool, async (client) => {
-      const finished = await finishRunning(client, id, now, { status: 'succeeded', event }, (p) => ({
+      const finished = await finishRunning(client, id, now, { status: 'succeeded', events }, (p) => ({
         ...p,
         percent: 100,
         stage: 'done',
@@ -125,9 +125,14 @@ export class PostgresRequestStore implements RequestStore {
     });
   }
 
-  async finishFailed(id: string, error: StoredError, now: number, event?: TimelineEvent): Promise<boolean> {
+  async finishFailed(
+    id: string,
+    error: StoredError,
+    now: number,
+    events?: TimelineEvent | readonly TimelineEvent[],
+  ): Promise<boolean> {
     return transaction(this.pool, (client) =>
-      finishRunning(client, id, now, { status: 'failed', error, event }, (p) => ({ ...p, stage: 'done' })),
+      finishRunning(client, id, now, { status: 'failed', error, events }, (p) => ({ ...p, stage: 'done' })),
     );
   }
 

@@ -2,16 +2,17 @@ import type Database from 'better-sqlite3';
 import type { Progress } from '../run/types.js';
 import { statements } from './sqlite-db.js';
 import { type ArtifactRow, artifactValues, type RequestRow, toArtifact, toRequest } from './sqlite-schema.js';
-import type {
-  ArtifactRecord,
-  ConversionCounts,
-  Counts,
-  NewRequest,
-  RequestRecord,
-  RequestStore,
-  StoredError,
-  StoredWebhook,
-  TimelineEvent,
+import {
+  type ArtifactRecord,
+  type ConversionCounts,
+  type Counts,
+  eventList,
+  type NewRequest,
+  type RequestRecord,
+  type RequestStore,
+  type StoredError,
+  type StoredWebhook,
+  type TimelineEvent,
 } from './types.js';
 
 /** RequestStore on a SQLite database shared with the other record stores (sqlite-records.ts). */
@@ -136,7 +137,7 @@ export class SqliteRequestStore implements RequestStore {
     id: string,
     artifacts: readonly ArtifactRecord[],
     now: number,
-    event?: TimelineEvent,
+    events?: TimelineEvent | readonly TimelineEvent[],
   ): Promise<boolean> {
     const insert = this.sql(
       `INSERT INTO artifacts (request_id, name, format, mime, size, sha256, blob_key, filename, position, expires_at, checks)
@@ -149,7 +150,7 @@ export class SqliteRequestStore implements RequestStore {
            WHERE id = ? AND status = 'running'`,
       ).run(now, now, id);
       if (finished.changes === 0) return false;
-      if (event) this.insertEvent(id, event);
+      for (const e of eventList(events)) this.insertEvent(id, e);
       artifacts.forEach((a, i) => {
         insert.run(...artifactValues(a, i));
       });
@@ -157,14 +158,19 @@ export class SqliteRequestStore implements RequestStore {
     })();
   }
 
-  async finishFailed(id: string, error: StoredError, now: number, event?: TimelineEvent): Promise<boolean> {
+  async finishFailed(
+    id: string,
+    error: StoredError,
+    now: number,
+    events?: TimelineEvent | readonly TimelineEvent[],
+  ): Promise<boolean> {
     return this.db.transaction(() => {
       const finished = this.sql(
         `UPDATE requests SET status = 'failed', queue = 'done', error_code = ?, error_message = ?, updated_at = ?,
            finished_at = ?, progress = json_set(progress, '$.stage', 'done') WHERE id = ? AND status = 'running'`,
       ).run(error.code, error.message, now, now, id);
       if (finished.changes === 0) return false;
-      if (event) this.insertEvent(id, event);
+      for (const e of eventList(events)) this.insertEvent(id, e);
       return true;
     })();
   }

@@ -72,6 +72,14 @@ export interface TimelineEvent {
   message: string;
 }
 
+/** Events given as one or several, as a list. */
+export function eventList(
+  events: TimelineEvent | readonly TimelineEvent[] | undefined,
+): readonly TimelineEvent[] {
+  if (!events) return [];
+  return 'kind' in events ? [events] : events;
+}
+
 export interface NewRequest {
   id: string;
   kind: RequestKind;
@@ -136,15 +144,21 @@ export interface RequestStore {
   updateProgress(id: string, progress: Progress, now: number): Promise<void>;
   /**
    * Only a running request finishes; false when it had already finished (so nothing is stored twice).
-   * `event` joins the timeline in the same step, and only when this call finished the request.
+   * `events` (one, or several in order: a run's whole trail, its end last) join the timeline in the
+   * same step, and only when this call finished the request.
    */
   finishSucceeded(
     id: string,
     artifacts: readonly ArtifactRecord[],
     now: number,
-    event?: TimelineEvent,
+    events?: TimelineEvent | readonly TimelineEvent[],
   ): Promise<boolean>;
-  finishFailed(id: string, error: StoredError, now: number, event?: TimelineEvent): Promise<boolean>;
+  finishFailed(
+    id: string,
+    error: StoredError,
+    now: number,
+    events?: TimelineEvent | readonly TimelineEvent[],
+  ): Promise<boolean>;
   clearInputKey(id: string): Promise<void>;
   addEvent(id: string, event: TimelineEvent): Promise<void>;
   timeline(id: string): Promise<TimelineEvent[]>;
@@ -253,6 +267,11 @@ export interface BlobStore {
    * download into `scratchDir`, an existing folder, removed after `fn`). The path is read-only for `fn`.
    */
   withLocalCopy<T>(key: string, scratchDir: string, fn: (path: string) => Promise<T>): Promise<T>;
+  /**
+   * The blob's own file, for stores that keep blobs on this machine's disk: a reader that needs no
+   * scratch folder otherwise (detection) reads it in place, read-only, without making one.
+   */
+  localPath?(key: string): string;
   stat(key: string): Promise<BlobStat | undefined>;
   /** Reads the blob, or the inclusive byte range [start, end], streamed. */
   openRead(key: string, range?: { start: number; end: number }): Promise<Readable>;

@@ -190,8 +190,18 @@ export function apiSuite(setupName: SetupName): void {
         const res = await get(`${base}/api/public/requests/${id}/timeline`);
         expect(res.json.request_id).toBe(id);
         const kinds = res.json.events.map((e: { kind: string }) => e.kind);
-        for (const k of ['received', 'detected', 'queued', 'started', 'succeeded', 'downloaded'])
-          expect(kinds).toContain(k);
+        // The run's own events, written with its end, come in the order they happened.
+        expect(kinds.slice(0, 8)).toEqual([
+          'received',
+          'detected',
+          'queued',
+          'started',
+          'step-started',
+          'engine-try',
+          'step-done',
+          'succeeded',
+        ]);
+        expect(kinds).toContain('downloaded');
         for (const e of res.json.events) {
           expect(Number.isNaN(Date.parse(e.at))).toBe(false);
           expect(e.message.length).toBeGreaterThan(5);
@@ -251,6 +261,38 @@ export function apiSuite(setupName: SetupName): void {
     });
 
     describe('failed conversions', () => {
+      it('tells the whole trail of a small data conversion that failed, its end last', async () => {
+        // A YAML alias bomb: a YAML file (intake lets it in) that the data engine refuses.
+        const levels = ['a: &a ["x","x","x","x","x","x","x","x","x"]'];
+        for (const [i, name] of ['b', 'c', 'd', 'e', 'f', 'g'].entries())
+          levels.push(
+            `${name}: &${name} [${Array(9)
+              .fill(`*${String.fromCharCode(97 + i)}`)
+              .join(',')}]`,
+          );
+        const rid = await submit(base, 'yaml-json', 'bomb.yaml', Buffer.from(`${levels.join('\n')}\n`));
+        const done = await waitDone(base, rid);
+        expect(done).toMatchObject({ status: 'failed', error: { code: 'CONVERT_FAILED' } });
+        expect(done.progress).toMatchObject({ stage: 'done' });
+        const events: { kind: string; at: string; message: string }[] = (
+          await get(`${base}/api/public/requests/${rid}/timeline`)
+        ).json.events;
+        expect(events.map((e) => e.kind)).toEqual([
+          'received',
+          'detected',
+          'queued',
+          'started',
+          'step-started',
+          'engine-try',
+          'engine-failed',
+          'failed',
+          'refunded',
+        ]);
+        expect(events[6]!.message).toMatch(/^data failed: .*aliases/);
+        const times = events.map((e) => Date.parse(e.at));
+        expect(times).toEqual([...times].sort((a, b) => a - b));
+      });
+
       it('reports the detail code and answers the artifact path with 502', async () => {
         const rid = await submit(base, 'docx-pdf', 'broken.docx', UNREADABLE_BYTES);
         const done = await waitDone(base, rid);

@@ -8,17 +8,20 @@ let mostInEngines = 0;
 let server: TestServer;
 beforeAll(async () => {
   const core = await coreEngine();
+  const watch = async <T>(run: () => Promise<T>): Promise<T> => {
+    inEngines++;
+    mostInEngines = Math.max(mostInEngines, inEngines);
+    try {
+      return await run();
+    } finally {
+      inEngines--;
+    }
+  };
+  // Small csv->json conversions run in memory: both ways in are watched.
   const watched: ServerEngine = {
     ...core,
-    async convert(job) {
-      inEngines++;
-      mostInEngines = Math.max(mostInEngines, inEngines);
-      try {
-        return await core.convert(job);
-      } finally {
-        inEngines--;
-      }
-    },
+    convert: (job) => watch(() => core.convert(job)),
+    convertInMemory: (job) => watch(() => core.convertInMemory!(job)),
   };
   server = await startTestServer({ concurrency: '2' }, { engine: watched });
 });

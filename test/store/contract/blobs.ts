@@ -133,6 +133,18 @@ export function blobContract(
       await blobs.delete(k);
     });
 
+    it('gives the blob itself as a local path only where blobs are local files', async () => {
+      const k = key('inputs');
+      const data = generated(CHUNK + 5, 3);
+      const writer = await blobs.createWriter(k);
+      await pipeline(data.stream(), writer.stream);
+      await writer.commit();
+      const local = blobs.localPath?.(k);
+      if (local !== undefined) expect(readFileSync(local).equals(data.bytes)).toBe(true);
+      await blobs.delete(k);
+      if (local !== undefined) expect(existsSync(local)).toBe(false);
+    });
+
     it('lists stored keys, deletes them (twice is fine), and refuses to read what is gone', async () => {
       const id = randomUUID().replaceAll('-', '');
       const keys = [`inputs/${id}`, `artifacts/${id}/pdf.pdf`, `artifacts/${id}/zip.zip`];

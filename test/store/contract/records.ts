@@ -171,6 +171,29 @@ export function recordsContract(name: string, open: () => Promise<Records>): voi
       for (const r of [earlier, later]) await db.requests.finishFailed(r.id, failure, 3_100);
     });
 
+    it("writes a run's whole trail with its end, in order, and none of it when the run ended elsewhere", async () => {
+      const [won, lost, failedRun] = [convert(), convert(), convert()];
+      for (const r of [won, lost, failedRun]) await db.requests.createRequest(r, []);
+      const trail = (kinds: string[], at: number) =>
+        kinds.map((kind, i) => ({ at: at + i, kind, message: `${kind}.` }));
+      const ran = trail(['started', 'step-started', 'engine-try', 'step-done', 'succeeded'], 4_000);
+      expect(await db.requests.finishSucceeded(won.id, [artifact(won.id, 'json')], 4_010, ran)).toBe(true);
+      expect(await db.requests.timeline(won.id)).toEqual(ran);
+      await db.requests.finishFailed(lost.id, failure, 4_100);
+      expect(
+        await db.requests.finishSucceeded(
+          lost.id,
+          [artifact(lost.id, 'json')],
+          4_200,
+          trail(['started'], 4_150),
+        ),
+      ).toBe(false);
+      expect(await db.requests.timeline(lost.id)).toEqual([]);
+      const failing = trail(['started', 'engine-failed', 'failed'], 4_300);
+      expect(await db.requests.finishFailed(failedRun.id, failure, 4_310, failing)).toBe(true);
+      expect(await db.requests.timeline(failedRun.id)).toEqual(failing);
+    });
+
     it('lets a worker claim a job, again after a dead worker, and never after it finished', async () => {
       const r = convert();
       await db.requests.createRequest(r, []);
