@@ -7,36 +7,15 @@
  *   tsx bench/detect.ts [copies]
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { copyFileSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { basename, join } from 'node:path';
+import { join } from 'node:path';
 import { detectFile } from '../src/detect/index.js';
+import { copyFixtures } from './lib/detect-corpus.js';
 
-const FIXTURES = join(import.meta.dirname, '..', 'test', 'fixtures', 'detect');
 const COPIES = Number(process.argv[2] ?? 4);
 const ROUNDS = 9;
 const PARALLEL = 8;
-
-function fixtureFiles(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
-    const path = join(dir, e.name);
-    if (e.isDirectory()) return fixtureFiles(path);
-    return e.name === 'expected.json' || e.name === 'README.md' ? [] : [path];
-  });
-}
-
-function makeCorpus(dir: string): string[] {
-  const files: string[] = [];
-  const sources = fixtureFiles(FIXTURES);
-  for (let copy = 0; copy < COPIES; copy++) {
-    for (const [i, src] of sources.entries()) {
-      const path = join(dir, `${copy}-${i}-${basename(src)}`);
-      copyFileSync(src, path);
-      files.push(path);
-    }
-  }
-  return files;
-}
 
 let peakRss = 0;
 const sampleRss = () => {
@@ -97,7 +76,7 @@ async function compare(files: string[]): Promise<{ oursMs: number; baseMs: numbe
 
 const dir = mkdtempSync(join(tmpdir(), 'fileconv-bench-detect-'));
 try {
-  const files = makeCorpus(dir);
+  const files = copyFixtures(dir, COPIES);
   const bytes = files.reduce((sum, f) => sum + statSync(f).size, 0);
   const { oursMs, baseMs } = await compare(files);
   const oursRate = files.length / (oursMs / 1000);

@@ -14,24 +14,16 @@
  *   tsx bench/startup-snapshot.ts [copies]
  */
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { build } from 'tsup';
+import { copyFixtures, fixtureFiles } from './lib/detect-corpus.js';
 
 const ROOT = join(import.meta.dirname, '..');
 const CLI = join(ROOT, 'dist', 'cli.js');
-const FIXTURES = join(ROOT, 'test', 'fixtures', 'detect');
 const COPIES = Number(process.argv[2] ?? 6);
 const ROUNDS = 15;
-
-function fixtureFiles(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
-    const path = join(dir, e.name);
-    if (e.isDirectory()) return fixtureFiles(path);
-    return e.name === 'expected.json' || e.name === 'README.md' ? [] : [path];
-  });
-}
 
 /** CPU seconds of this process's waited-for children so far (cutime + cstime). */
 function childrenCpu(): number {
@@ -74,14 +66,7 @@ function measure(sides: Record<string, Side>): Record<string, { wall: number; cp
 if (!existsSync(CLI)) throw new Error('dist/cli.js is missing: run `npm run build` first');
 const dir = mkdtempSync(join(tmpdir(), 'fileconv-bench-snapshot-'));
 try {
-  const files: string[] = [];
-  for (let copy = 0; copy < COPIES; copy++) {
-    for (const [i, src] of fixtureFiles(FIXTURES).entries()) {
-      const path = join(dir, `${copy}-${i}-${basename(src)}`);
-      copyFileSync(src, path);
-      files.push(path);
-    }
-  }
+  const files = copyFixtures(dir, COPIES);
   await build({
     config: false,
     entry: { 'detect-snapshot': join(ROOT, 'bench', 'lib', 'detect-snapshot-entry.ts') },
@@ -103,7 +88,7 @@ try {
     return path;
   };
   const warmDir = mkdtempSync(join(dir, 'warm-'));
-  for (const src of fixtureFiles(FIXTURES)) copyFileSync(src, join(warmDir, basename(src)));
+  for (const src of fixtureFiles()) copyFileSync(src, join(warmDir, basename(src)));
   const cold = blob('cold');
   const warm = blob('warm', warmDir);
   const mb = (path: string) => `${(statSync(path).size / 1e6).toFixed(1)} MB`;

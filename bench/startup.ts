@@ -10,23 +10,15 @@
  *   tsx bench/startup.ts [copies]
  */
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { basename, join } from 'node:path';
+import { join } from 'node:path';
+import { copyFixtures } from './lib/detect-corpus.js';
 
 const ROOT = join(import.meta.dirname, '..');
 const CLI = join(ROOT, 'dist', 'cli.js');
-const FIXTURES = join(ROOT, 'test', 'fixtures', 'detect');
 const COPIES = Number(process.argv[2] ?? 6);
 const ROUNDS = 11;
-
-function fixtureFiles(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
-    const path = join(dir, e.name);
-    if (e.isDirectory()) return fixtureFiles(path);
-    return e.name === 'expected.json' || e.name === 'README.md' ? [] : [path];
-  });
-}
 
 function run(cmd: string, args: string[]): number {
   const start = performance.now();
@@ -53,14 +45,7 @@ function measure(sides: Record<string, [string, string[]]>): Record<string, numb
 if (!existsSync(CLI)) throw new Error('dist/cli.js is missing: run `npm run build` first');
 const dir = mkdtempSync(join(tmpdir(), 'fileconv-bench-startup-'));
 try {
-  const files: string[] = [];
-  for (let copy = 0; copy < COPIES; copy++) {
-    for (const [i, src] of fixtureFiles(FIXTURES).entries()) {
-      const path = join(dir, `${copy}-${i}-${basename(src)}`);
-      copyFileSync(src, path);
-      files.push(path);
-    }
-  }
+  const files = copyFixtures(dir, COPIES);
   const node = process.execPath;
   const t = measure({
     bare: [node, ['-e', '0']],

@@ -1,3 +1,4 @@
+import { yamlAliasBomb } from '../helpers/yaml-bomb.js';
 import { xlsx, zip } from './build.js';
 import { billionLaughsEntities } from './cases-images.js';
 import type { HostileCase } from './harness.js';
@@ -27,14 +28,7 @@ export const dataCases: HostileCase[] = [
     attack: 'anchors referencing anchors nine levels deep (a billion nodes)',
     from: 'yaml',
     to: 'json',
-    make: () => {
-      let s = 'a0: &a0 ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]\n';
-      for (let i = 1; i <= 9; i++)
-        s += `a${i}: &a${i} [${Array(9)
-          .fill(`*a${i - 1}`)
-          .join(',')}]\n`;
-      return s;
-    },
+    make: () => yamlAliasBomb(9),
     allowed: { codes: ['MALFORMED_DOCUMENT', 'CONVERT_FAILED'] },
   },
   {

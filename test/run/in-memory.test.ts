@@ -7,6 +7,7 @@ import { convertInMemory, runsInMemory } from '../../src/run/in-memory.js';
 import { runConversion } from '../../src/run/runner.js';
 import type { Progress, RunEvent } from '../../src/run/types.js';
 import { tempDir } from '../helpers/step.js';
+import { yamlAliasBomb } from '../helpers/yaml-bomb.js';
 
 afterAll(() => closeDataPool());
 
@@ -85,14 +86,7 @@ describe('conversions in memory', () => {
   );
 
   it('fails as the file path does, with the same trail', async () => {
-    const levels = ['a: &a ["x","x","x","x","x","x","x","x","x"]'];
-    for (const [i, name] of ['b', 'c', 'd', 'e', 'f', 'g'].entries())
-      levels.push(
-        `${name}: &${name} [${Array(9)
-          .fill(`*${String.fromCharCode(97 + i)}`)
-          .join(',')}]`,
-      );
-    const { files, bytes, onFiles, onBytes } = await bothWays('yaml', 'json', `${levels.join('\n')}\n`);
+    const { files, bytes, onFiles, onBytes } = await bothWays('yaml', 'json', yamlAliasBomb(6));
     expect(bytes).toMatchObject({ code: 'CONVERT_FAILED', message: expect.stringMatching(/aliases/) });
     expect(bytes).toEqual(files);
     expect(onBytes.events.map((e) => e.kind)).toEqual(['step-started', 'engine-try', 'engine-failed']);

@@ -4,6 +4,7 @@ import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodeOpaque } from '../../src/server/tokens.js';
 import { openStores } from '../../src/store/open.js';
+import { yamlAliasBomb } from '../helpers/yaml-bomb.js';
 import { SETUP_TITLES, type Setup, type SetupName, setupMissing, startSetup } from '../support/setups.js';
 import {
   filePart,
@@ -261,33 +262,28 @@ export function apiSuite(setupName: SetupName): void {
     });
 
     describe('failed conversions', () => {
+      // What a conversion whose one engine failed tells, its end and the quota refund last.
+      const FAILED_TRAIL = [
+        'received',
+        'detected',
+        'queued',
+        'started',
+        'step-started',
+        'engine-try',
+        'engine-failed',
+        'failed',
+        'refunded',
+      ];
       it('tells the whole trail of a small data conversion that failed, its end last', async () => {
         // A YAML alias bomb: a YAML file (intake lets it in) that the data engine refuses.
-        const levels = ['a: &a ["x","x","x","x","x","x","x","x","x"]'];
-        for (const [i, name] of ['b', 'c', 'd', 'e', 'f', 'g'].entries())
-          levels.push(
-            `${name}: &${name} [${Array(9)
-              .fill(`*${String.fromCharCode(97 + i)}`)
-              .join(',')}]`,
-          );
-        const rid = await submit(base, 'yaml-json', 'bomb.yaml', Buffer.from(`${levels.join('\n')}\n`));
+        const rid = await submit(base, 'yaml-json', 'bomb.yaml', yamlAliasBomb(6));
         const done = await waitDone(base, rid);
         expect(done).toMatchObject({ status: 'failed', error: { code: 'CONVERT_FAILED' } });
         expect(done.progress).toMatchObject({ stage: 'done' });
         const events: { kind: string; at: string; message: string }[] = (
           await get(`${base}/api/public/requests/${rid}/timeline`)
         ).json.events;
-        expect(events.map((e) => e.kind)).toEqual([
-          'received',
-          'detected',
-          'queued',
-          'started',
-          'step-started',
-          'engine-try',
-          'engine-failed',
-          'failed',
-          'refunded',
-        ]);
+        expect(events.map((e) => e.kind)).toEqual(FAILED_TRAIL);
         expect(events[6]!.message).toMatch(/^data failed: .*aliases/);
         const times = events.map((e) => Date.parse(e.at));
         expect(times).toEqual([...times].sort((a, b) => a - b));
@@ -308,17 +304,7 @@ export function apiSuite(setupName: SetupName): void {
         // The trail tells the run in the order it happened and ends with the failure and, after
         // it, the refund of the quota unit (engine log lines may come between the steps).
         const events: { kind: string; at: string }[] = timeline.json.events;
-        expect(events.map((e) => e.kind).filter((k) => k !== 'log')).toEqual([
-          'received',
-          'detected',
-          'queued',
-          'started',
-          'step-started',
-          'engine-try',
-          'engine-failed',
-          'failed',
-          'refunded',
-        ]);
+        expect(events.map((e) => e.kind).filter((k) => k !== 'log')).toEqual(FAILED_TRAIL);
         const times = events.map((e) => Date.parse(e.at));
         expect(times).toEqual([...times].sort((a, b) => a - b));
         expect(timeline.text).not.toMatch(/\/tmp\/|fileconv-data|blobs\//);

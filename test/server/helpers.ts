@@ -2,6 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Writable } from 'node:stream';
 import { request } from 'undici';
 import { type RawServeOptions, resolveServeConfig } from '../../src/server/config.js';
 import { type RunningServer, type StartOptions, startServer } from '../../src/server/server.js';
@@ -299,4 +300,14 @@ export function sample(text: string, name: string, labels: Record<string, string
     if (Object.entries(labels).every(([k, v]) => have[k] === v)) return Number(m[3]);
   }
   return undefined;
+}
+
+/** A log destination that parses each JSON line it is written into `lines`. */
+export function jsonLineSink(lines: Json[]): Writable {
+  return new Writable({
+    write(chunk: Buffer, _enc, done) {
+      for (const l of chunk.toString('utf8').split('\n').filter(Boolean)) lines.push(JSON.parse(l));
+      done();
+    },
+  });
 }

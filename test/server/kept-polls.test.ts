@@ -1,9 +1,9 @@
-import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/server/logging.js';
 import {
   get,
   type Json,
+  jsonLineSink,
   removeDir,
   sample,
   startTestServer,
@@ -19,12 +19,7 @@ let server: TestServer;
 let id: string;
 let done: Json;
 beforeAll(async () => {
-  const sink = new Writable({
-    write(chunk: Buffer, _enc, next) {
-      for (const l of chunk.toString('utf8').split('\n').filter(Boolean)) lines.push(JSON.parse(l));
-      next();
-    },
-  });
+  const sink = jsonLineSink(lines);
   server = await startTestServer(
     {},
     { logger: createLogger({ format: 'json', level: 'info', destination: sink }) },

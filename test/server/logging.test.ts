@@ -1,9 +1,9 @@
-import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createLogger } from '../../src/server/logging.js';
 import {
   get,
   type Json,
+  jsonLineSink,
   removeDir,
   startChildServer,
   startTestServer,
@@ -16,12 +16,7 @@ import {
 const lines: Json[] = [];
 let server: TestServer;
 beforeAll(async () => {
-  const sink = new Writable({
-    write(chunk: Buffer, _enc, done) {
-      for (const l of chunk.toString('utf8').split('\n').filter(Boolean)) lines.push(JSON.parse(l));
-      done();
-    },
-  });
+  const sink = jsonLineSink(lines);
   server = await startTestServer(
     {},
     { logger: createLogger({ format: 'json', level: 'info', destination: sink }) },
