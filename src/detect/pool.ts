@@ -29,6 +29,9 @@ function detectPool(): Piscina<DetectTask, DetectTaskResult> {
     minThreads: 0,
     maxThreads: 1,
     idleTimeout: 30_000,
+    // Detection reads heads of files, a few blocks each: a heap this size is never reached by a
+    // file, only by a fault, which then costs that one detection and not the server.
+    resourceLimits: { maxOldGenerationSizeMb: 256 },
   });
   return pool;
 }
