@@ -7,8 +7,10 @@ Started by the pool next to its soffice process. Speaks JSON lines:
   stdout, each:   {"id", "ok": true} or {"id", "ok": false, "kind", "error"}
 kind is "load" (the document could not be read), "store" (it could not be written),
 "disconnected" (the office went away) or "request" (a bad request line).
-When stdin closes (the pool or its process died) the office process group is killed and the
-instance folder removed, so no soffice outlives its owner.
+When stdin closes (the pool or its process died), when the owner dies while a conversion is
+under way (the bridge is not reading stdin then), or when the bridge itself fails or is told to
+stop, the office process group is killed and the instance folder removed, so no soffice outlives
+its owner.
 """
 
 import argparse
@@ -17,6 +19,7 @@ import os
 import shutil
 import signal
 import sys
+import threading
 import time
 
 import uno
@@ -158,6 +161,16 @@ def kill_office(pgid, home):
         shutil.rmtree(home, ignore_errors=True)
 
 
+def watch_owner(pgid, home):
+    """Ends the instance when the owner goes: a conversion in progress can take minutes, or hang,
+    and only when it returns would the main loop read stdin and see it closed."""
+    owner = os.getppid()
+    while os.getppid() == owner:
+        time.sleep(0.5)
+    kill_office(pgid, home)
+    os._exit(1)
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--pipe", required=True)
@@ -165,11 +178,21 @@ def main():
     parser.add_argument("--connect-timeout", type=float, default=60.0)
     parser.add_argument("--home", default="", help="the instance folder, removed on the way out")
     args = parser.parse_args()
+    threading.Thread(target=watch_owner, args=(args.pgid, args.home), daemon=True).start()
+    # A stop request runs the clean-up below like any other way out.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))
+    try:
+        return serve(args)
+    finally:
+        # Every way out, a write to an owner that is gone (BrokenPipeError) included.
+        kill_office(args.pgid, args.home)
+
+
+def serve(args):
     try:
         desktop = connect(args.pipe, args.connect_timeout)
     except Exception as e:  # noqa: BLE001
         reply({"ready": False, "error": "could not connect to LibreOffice: %s" % e})
-        kill_office(args.pgid, args.home)
         return 1
     reply({"ready": True})
     for line in sys.stdin:
@@ -195,7 +218,6 @@ def main():
             continue
         result["id"] = rid
         reply(result)
-    kill_office(args.pgid, args.home)
     return 0
 
 

@@ -8,7 +8,7 @@ import { leftoverOfficeProcesses, leftoverOfficeProcessesSettled } from './lefto
 const script = fileURLToPath(new URL('./fixtures/hold-pool.ts', import.meta.url));
 
 /** Runs the fixture in its own node process; resolves with the instance it started, and the child. */
-function startOwner(mode: 'exit' | 'hold') {
+function startOwner(mode: 'exit' | 'hold' | 'convert') {
   const child = spawn(process.execPath, ['--import', 'tsx', script, mode], {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
@@ -36,6 +36,17 @@ describe('no soffice outlives its owner', () => {
     expect(leftoverOfficeProcesses([dir]).length).toBeGreaterThan(0);
     owner.child.kill('SIGKILL');
     await owner.exited;
+    expect(await leftoverOfficeProcessesSettled([dir])).toEqual([]);
+  });
+
+  it('an owner killed with SIGKILL in the middle of a conversion leaves no soffice behind', async () => {
+    const owner = startOwner('convert');
+    const { dir } = await owner.started;
+    expect(leftoverOfficeProcesses([dir]).length).toBeGreaterThan(0);
+    owner.child.kill('SIGKILL');
+    await owner.exited;
+    // The bridge is inside the conversion, not reading its stdin: it must notice the owner's end
+    // without waiting for the conversion to finish.
     expect(await leftoverOfficeProcessesSettled([dir])).toEqual([]);
   });
 });
