@@ -87,6 +87,26 @@ export async function closeDataPool(): Promise<void> {
   await closing?.destroy();
 }
 
+/**
+ * Runs one task on the pool within the step's time limit; a failure, stop or refusal of the
+ * task becomes the conversion's error.
+ */
+async function runTask(
+  task: DataTask | DataBytesTask,
+  ctx: { signal: AbortSignal; timeoutMs: number },
+): Promise<Extract<DataTaskResult, { ok: true }>> {
+  // Aborting a task terminates its worker thread: a time limit that stops even a busy parser.
+  const signal = AbortSignal.any([ctx.signal, AbortSignal.timeout(ctx.timeoutMs)]);
+  let result: DataTaskResult;
+  try {
+    result = await dataPool().run(task, { signal });
+  } catch (e) {
+    throw taskFailure(e, ctx.signal.aborted, ctx.timeoutMs);
+  }
+  if (!result.ok) throw new FileconvError(result.code ?? 'CONVERT_FAILED', result.message);
+  return result;
+}
+
 /** What a failed or stopped task means for the conversion. */
 function taskFailure(e: unknown, cancelled: boolean, timeoutMs: number): FileconvError {
   if (cancelled) return new FileconvError('CONVERT_FAILED', 'The conversion was cancelled.');
@@ -121,44 +141,29 @@ export default defineConverter({
     // Workbooks are read and written as streams of files; every other format is text.
     accepts: (edge) => edge.from !== 'xlsx' && edge.to !== 'xlsx',
     async run({ edge, input, checksMaxBytes }, ctx) {
-      const signal = AbortSignal.any([ctx.signal, AbortSignal.timeout(ctx.timeoutMs)]);
-      let result: DataTaskResult;
-      try {
-        const task: DataBytesTask = {
-          from: edge.from,
-          to: edge.to,
-          input,
-          maxOutputBytes: engineOutputLimit(),
-          checksMaxBytes,
-        };
-        result = await dataPool().run(task, { signal });
-      } catch (e) {
-        throw taskFailure(e, ctx.signal.aborted, ctx.timeoutMs);
-      }
-      if (!result.ok) throw new FileconvError(result.code ?? 'CONVERT_FAILED', result.message);
+      const task: DataBytesTask = {
+        from: edge.from,
+        to: edge.to,
+        input,
+        maxOutputBytes: engineOutputLimit(),
+        checksMaxBytes,
+      };
+      const result = await runTask(task, ctx);
       if (!result.output) throw new FileconvError('CONVERT_FAILED', 'The data engine gave no output.');
       return { output: result.output, note: result.note, checks: result.checks };
     },
   },
   async run({ edge, input, outDir, options }, ctx) {
     const output = join(outDir, `output.${extensionOf(edge.to)}`);
-    // Aborting a task terminates its worker thread: a time limit that stops even a busy parser.
-    const signal = AbortSignal.any([ctx.signal, AbortSignal.timeout(ctx.timeoutMs)]);
-    let result: DataTaskResult;
-    try {
-      const task: DataTask = {
-        from: edge.from,
-        to: edge.to,
-        input,
-        output,
-        maxOutputBytes: engineOutputLimit(),
-        sheet: options.sheet,
-      };
-      result = await dataPool().run(task, { signal });
-    } catch (e) {
-      throw taskFailure(e, ctx.signal.aborted, ctx.timeoutMs);
-    }
-    if (!result.ok) throw new FileconvError(result.code ?? 'CONVERT_FAILED', result.message);
+    const task: DataTask = {
+      from: edge.from,
+      to: edge.to,
+      input,
+      output,
+      maxOutputBytes: engineOutputLimit(),
+      sheet: options.sheet,
+    };
+    const result = await runTask(task, ctx);
     if (result.note) ctx.log(result.note);
     ctx.progress(1);
     return { files: [output] };
