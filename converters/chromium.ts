@@ -3,6 +3,7 @@ import { defineConverter, edgesBetween } from '../src/engine/contract.js';
 import { extensionOf, type FormatId } from '../src/formats/index.js';
 import { probeBinary } from '../src/run/process.js';
 import { CHROMIUM_NAMES } from './chromium/launch.js';
+import { BROWSER_OPTIONS, browserOptionNames } from './chromium/options.js';
 import { browserPoolStatus, closeBrowserPool, warmBrowser } from './chromium/pool.js';
 import { type RenderTarget, renderSite } from './chromium/render.js';
 import { singlePageSite, zippedSite } from './chromium/site.js';
@@ -15,6 +16,7 @@ const EDGES = edgesBetween(['html', 'htmlzip'] as FormatId[], TARGETS, (_from, t
   family: 'document',
   lossy: to !== 'pdf',
   cost: 10,
+  options: browserOptionNames(to),
 }));
 
 export default defineConverter({
@@ -23,6 +25,7 @@ export default defineConverter({
     'headless Chromium: web pages (HTML, or a ZIP of index.html and its assets) to PDF and full-page images, offline',
   packages: ['chromium', 'fonts-dejavu-core'],
   edges: EDGES,
+  options: BROWSER_OPTIONS,
   concurrency: 2,
   timeoutMs: 60_000,
   probe: () => probeBinary(CHROMIUM_NAMES, ['--version'], /(?:Chromium|Chrome) (\d[\d.]*)/),

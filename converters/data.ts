@@ -5,6 +5,8 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
 import { defineConverter, edgesBetween } from '../src/engine/contract.js';
+import { optionsFor } from '../src/engine/options.js';
+import { sheet } from '../src/engine/shared-options.js';
 import { FileconvError } from '../src/errors/index.js';
 import { extensionOf, type FormatId } from '../src/formats/index.js';
 import { engineOutputLimit } from '../src/run/sandbox.js';
@@ -125,12 +127,17 @@ function taskFailure(e: unknown, cancelled: boolean, timeoutMs: number): Filecon
   return new FileconvError('CONVERT_FAILED', (e as Error)?.message ?? String(e), { cause: e });
 }
 
+const OPTIONS = {
+  sheet,
+};
+
 export default defineConverter({
   name: 'data',
   description:
     'Data conversion among JSON, YAML, TOML, XML, JSON Lines, CSV, TSV and XLSX, on worker threads',
   packages: [],
   edges,
+  options: OPTIONS,
   concurrency: CONCURRENCY,
   timeoutMs: 120_000,
   async probe() {
@@ -153,7 +160,8 @@ export default defineConverter({
       return { output: result.output, note: result.note, checks: result.checks };
     },
   },
-  async run({ edge, input, outDir, options }, ctx) {
+  async run({ edge, input, outDir, options: given }, ctx) {
+    const options = optionsFor(OPTIONS, given);
     const output = join(outDir, `output.${extensionOf(edge.to)}`);
     const task: DataTask = {
       from: edge.from,

@@ -1,6 +1,9 @@
 import { readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { defineConverter } from '../src/engine/contract.js';
+import { defineOption, int, like } from '../src/engine/option-kit.js';
+import { optionsFor } from '../src/engine/options.js';
+import { lang } from '../src/engine/shared-options.js';
 import { FileconvError } from '../src/errors/index.js';
 import { EngineProcessError, findBinary, probeBinary, runProcess } from '../src/run/process.js';
 
@@ -31,16 +34,24 @@ async function readText(input: string): Promise<string> {
   return text;
 }
 
+const OPTIONS = {
+  lang,
+  voice: defineOption(like(/^[a-z]{2,3}(-[a-z0-9]{2,8})*(\+[a-z0-9]{1,12})?$/, 'en-us'), 'espeak-ng voice'),
+  speed: defineOption(int(80, 450), 'speech rate in words per minute'),
+};
+
 export default defineConverter({
   name: 'espeak',
   description: 'eSpeak NG: text to speech as WAV',
   packages: ['espeak-ng'],
   // Synthesis adds nothing and drops no text: not lossy. mp3/ogg come from chaining ffmpeg.
   edges: [{ from: 'txt', to: 'wav', family: 'voice', lossy: false, cost: 5 }],
+  options: OPTIONS,
   concurrency: 2,
   timeoutMs: 120_000,
   probe: () => probeBinary(['espeak-ng'], ['--version'], /eSpeak NG text-to-speech:\s+(\S+)/),
-  async run({ input, outDir, options }, ctx) {
+  async run({ input, outDir, options: given }, ctx) {
+    const options = optionsFor(OPTIONS, given);
     const espeak = findBinary(['espeak-ng']);
     if (!espeak) throw new FileconvError('CONVERT_FAILED', 'espeak-ng is not installed.');
     // A clean UTF-8 copy in our own folder, so espeak never sees a BOM or the caller's path.

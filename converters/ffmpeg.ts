@@ -6,7 +6,9 @@ import {
   edgesBetween,
   type StepContext,
 } from '../src/engine/contract.js';
-import type { ConversionOptions } from '../src/engine/options.js';
+import { defineOption, int, like, num, type OptionValues, oneOfNumbers } from '../src/engine/option-kit.js';
+import { optionsFor } from '../src/engine/options.js';
+import { height, width } from '../src/engine/shared-options.js';
 import { FileconvError } from '../src/errors/index.js';
 import { extensionOf, type FormatId } from '../src/formats/index.js';
 import { EngineProcessError, findBinary, probeBinary, runProcess } from '../src/run/process.js';
@@ -160,7 +162,7 @@ async function probeInput(format: FormatId, input: string, ctx: StepContext): Pr
   };
 }
 
-function audioOptionArgs(to: FormatId, o: ConversionOptions): string[] {
+function audioOptionArgs(to: FormatId, o: Options): string[] {
   const args: string[] = [];
   if (o.bitrate && !LOSSLESS_AUDIO.has(to)) args.push('-b:a', `${o.bitrate}k`);
   if (o.sample_rate) args.push('-ar', String(o.sample_rate));
@@ -168,14 +170,14 @@ function audioOptionArgs(to: FormatId, o: ConversionOptions): string[] {
 }
 
 /** A scale filter for the requested size, kept to even numbers as yuv420p needs. */
-function scaleFilter(o: ConversionOptions): string {
+function scaleFilter(o: Options): string {
   const [rw, rh] = o.resolution ? o.resolution.split('x').map(Number) : [o.width, o.height];
   const even = (n: number | undefined) => (n ? String(Math.max(2, n - (n % 2))) : '-2');
   if (!rw && !rh) return 'scale=trunc(iw/2)*2:trunc(ih/2)*2';
   return `scale=${even(rw)}:${even(rh)}`;
 }
 
-function videoArgs(to: FormatId, o: ConversionOptions, hasVideo: boolean): string[] {
+function videoArgs(to: FormatId, o: Options, hasVideo: boolean): string[] {
   const target = VIDEO_TARGET[to];
   if (!target) throw new FileconvError('CONVERT_FAILED', `ffmpeg cannot write ${to}.`);
   // A recording in a video container (an MP4 with only a sound track) stays audio-only.
@@ -200,14 +202,14 @@ function videoArgs(to: FormatId, o: ConversionOptions, hasVideo: boolean): strin
   ];
 }
 
-function gifArgs(o: ConversionOptions): string[] {
+function gifArgs(o: Options): string[] {
   const [rw] = o.resolution ? o.resolution.split('x').map(Number) : [o.width];
   const width = Math.min(rw ?? GIF_MAX_WIDTH, GIF_MAX_WIDTH);
   const filter = `fps=${GIF_MAX_FPS},scale='min(${width},iw)':-1:flags=lanczos,split[a][b];[a]palettegen[p];[b][p]paletteuse`;
   return ['-map', '0:v:0', '-an', '-filter_complex', filter, '-f', 'gif'];
 }
 
-function outputArgs(edge: ConversionEdge, o: ConversionOptions, hasVideo: boolean): string[] {
+function outputArgs(edge: ConversionEdge, o: Options, hasVideo: boolean): string[] {
   if (edge.to === 'gif') return gifArgs(o);
   const audio = AUDIO_TARGET[edge.to];
   if (audio)
@@ -225,10 +227,25 @@ function outputArgs(edge: ConversionEdge, o: ConversionOptions, hasVideo: boolea
 }
 
 /** Seconds of output expected, for turning ffmpeg's out_time into a fraction. */
-function expectedSeconds(inputSeconds: number, o: ConversionOptions): number {
+function expectedSeconds(inputSeconds: number, o: Options): number {
   const remaining = Math.max(0, inputSeconds - (o.start ?? 0));
   return o.duration ? Math.min(o.duration, remaining || o.duration) : remaining;
 }
+
+const OPTIONS = {
+  width,
+  height,
+  bitrate: defineOption(int(8, 20000), 'bitrate in kbit/s'),
+  sample_rate: defineOption(
+    oneOfNumbers([8000, 11025, 16000, 22050, 24000, 32000, 44100, 48000]),
+    'audio sample rate in Hz',
+  ),
+  resolution: defineOption(like(/^\d{2,5}x\d{2,5}$/, '1280x720'), 'video size WxH'),
+  crf: defineOption(int(0, 51), 'video constant rate factor'),
+  start: defineOption(num(0, 86400), 'start offset in seconds'),
+  duration: defineOption(num(0.01, 86400), 'duration in seconds'),
+};
+type Options = OptionValues<typeof OPTIONS>;
 
 export default defineConverter({
   name: 'ffmpeg',
@@ -236,6 +253,7 @@ export default defineConverter({
     'FFmpeg: audio and video transcoding, audio extraction, video to GIF and animated GIF to video',
   packages: ['ffmpeg'],
   edges,
+  options: OPTIONS,
   concurrency: 1,
   timeoutMs: 300_000,
   async probe() {
@@ -255,7 +273,8 @@ export default defineConverter({
       return { ok: false, path: found.path, detail: 'ffprobe not found next to ffmpeg' };
     return found;
   },
-  async run({ edge, input, outDir, options }, ctx) {
+  async run({ edge, input, outDir, options: given }, ctx) {
+    const options = optionsFor(OPTIONS, given);
     const ffmpeg = findBinary(['ffmpeg']);
     if (!ffmpeg) throw new FileconvError('CONVERT_FAILED', 'ffmpeg is not installed.');
     const output = join(outDir, `output.${extensionOf(edge.to)}`);

@@ -3,7 +3,9 @@ import { open, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { execa } from 'execa';
 import { type ConversionEdge, defineConverter, type StepContext } from '../src/engine/contract.js';
-import type { ConversionOptions } from '../src/engine/options.js';
+import type { OptionValues } from '../src/engine/option-kit.js';
+import { optionsFor } from '../src/engine/options.js';
+import { dpi, pages, quality } from '../src/engine/shared-options.js';
 import { FileconvError } from '../src/errors/index.js';
 import type { FormatId } from '../src/formats/index.js';
 import { EngineProcessError, findBinary, probeBinary, runProcess } from '../src/run/process.js';
@@ -156,7 +158,7 @@ async function pdfaArgs(path: string, ctx: StepContext): Promise<{ args: string[
   return { args: [...args, `--permit-file-read=${icc}`], prologue };
 }
 
-function rasterDevice(to: FormatId, options: ConversionOptions): string[] {
+function rasterDevice(to: FormatId, options: Options): string[] {
   const dpi = `-r${options.dpi ?? DEFAULT_DPI}`;
   if (to === 'jpg') return ['-sDEVICE=jpeg', `-dJPEGQ=${options.quality ?? 85}`, dpi, ...RASTER_ARGS];
   return ['-sDEVICE=png16m', dpi, ...RASTER_ARGS];
@@ -169,15 +171,24 @@ async function nonEmpty(file: string): Promise<boolean> {
   );
 }
 
+const OPTIONS = {
+  dpi,
+  pages,
+  quality,
+};
+type Options = OptionValues<typeof OPTIONS>;
+
 export default defineConverter({
   name: 'ghostscript',
   description: 'Ghostscript (-dSAFER): PDF/A, PostScript and EPS to PDF, PDF to PostScript, page images',
   packages: ['ghostscript'],
   edges,
+  options: OPTIONS,
   concurrency: 2,
   timeoutMs: 300_000,
   probe: probeGs,
-  async run({ edge, input, outDir, options }, ctx) {
+  async run({ edge, input, outDir, options: given }, ctx) {
+    const options = optionsFor(OPTIONS, given);
     const path = findBinary(BINARY);
     if (!path) throw new FileconvError('CONVERT_FAILED', 'gs (ghostscript) not found on PATH');
     await assertHeader(input, edge.from);

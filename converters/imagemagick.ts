@@ -7,8 +7,10 @@ import {
   type EngineProbe,
   edgesBetween,
 } from '../src/engine/contract.js';
-import type { ConversionOptions } from '../src/engine/options.js';
+import type { OptionValues } from '../src/engine/option-kit.js';
+import { optionsFor } from '../src/engine/options.js';
 import { convertersDir } from '../src/engine/package-files.js';
+import { fit, height, quality, width } from '../src/engine/shared-options.js';
 import { FileconvError } from '../src/errors/index.js';
 import { extensionOf, type FormatId } from '../src/formats/index.js';
 import { EngineProcessError, findBinary, runProcess } from '../src/run/process.js';
@@ -91,7 +93,7 @@ export async function findImageMagick(): Promise<EngineProbe> {
 }
 
 /** -resize geometry (and -extent for cover/contain) for the width/height/fit options. */
-function resizeArgs(options: ConversionOptions, to: FormatId): string[] {
+function resizeArgs(options: Options, to: FormatId): string[] {
   const { width, height, fit = 'inside' } = options;
   if (!width && !height) return [];
   const box = `${width ?? ''}x${height ?? ''}`;
@@ -103,7 +105,7 @@ function resizeArgs(options: ConversionOptions, to: FormatId): string[] {
   return ['-resize', resize, '-background', background, '-gravity', 'center', '-extent', box];
 }
 
-function outputArgs(options: ConversionOptions, to: FormatId): string[] {
+function outputArgs(options: Options, to: FormatId): string[] {
   const args: string[] = [];
   if (to === 'jpg') args.push('-background', 'white', '-alpha', 'remove', '-alpha', 'off');
   if (to === 'ico') args.push('-resize', `${ICO_MAX}x${ICO_MAX}>`);
@@ -136,15 +138,25 @@ function classify(e: EngineProcessError, from: FormatId): FileconvError {
   return new FileconvError('CONVERT_FAILED', e.message, { cause: e });
 }
 
+const OPTIONS = {
+  quality,
+  width,
+  height,
+  fit,
+};
+type Options = OptionValues<typeof OPTIONS>;
+
 export default defineConverter({
   name: 'imagemagick',
   description: 'ImageMagick under a strict policy: BMP, ICO, PSD and HEIC, and a fallback for common images',
   packages: ['imagemagick'],
   edges,
+  options: OPTIONS,
   concurrency: 2,
   timeoutMs: 60_000,
   probe: findImageMagick,
-  async run({ edge, input, outDir, options }, ctx) {
+  async run({ edge, input, outDir, options: given }, ctx) {
+    const options = optionsFor(OPTIONS, given);
     const probe = await findImageMagick();
     if (!probe.ok || !probe.path)
       throw new FileconvError('CONVERT_FAILED', probe.detail ?? 'ImageMagick not found');

@@ -1,6 +1,8 @@
 import { copyFile, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type ConversionEdge, defineConverter } from '../src/engine/contract.js';
+import { optionsFor } from '../src/engine/options.js';
+import { quality } from '../src/engine/shared-options.js';
 import { FileconvError } from '../src/errors/index.js';
 import { extensionOf } from '../src/formats/index.js';
 import { EngineProcessError, probeBinary, runProcess } from '../src/run/process.js';
@@ -20,16 +22,22 @@ const edges: ConversionEdge[] = [
 
 const UNREADABLE = /not an HEIF|unsupported HEIF|Could not read HEIF|Invalid input/i;
 
+const OPTIONS = {
+  quality,
+};
+
 export default defineConverter({
   name: 'libheif',
   description:
     "libheif's decoder (heif-convert): HEIC to PNG and JPEG, the fallback for HEIC files ImageMagick cannot read",
   packages: ['libheif-examples'],
   edges,
+  options: OPTIONS,
   concurrency: 2,
   timeoutMs: 60_000,
   probe: () => probeBinary(BINARY, ['--help'], VERSION),
-  async run({ edge, input, outDir, options }, ctx) {
+  async run({ edge, input, outDir, options: given }, ctx) {
+    const options = optionsFor(OPTIONS, given);
     const probe = await probeBinary(BINARY, ['--help'], VERSION);
     if (!probe.ok || !probe.path)
       throw new FileconvError('CONVERT_FAILED', probe.detail ?? 'heif-convert not found');

@@ -2,7 +2,9 @@ import { copyFile, mkdir, readdir, readFile, stat, writeFile } from 'node:fs/pro
 import { join } from 'node:path';
 import { decodeSource } from '../src/detect/text/encoding.js';
 import { type ConversionEdge, defineConverter, edgesBetween } from '../src/engine/contract.js';
-import type { ConversionOptions } from '../src/engine/options.js';
+import { defineOption, type OptionValues, oneOf } from '../src/engine/option-kit.js';
+import { optionsFor } from '../src/engine/options.js';
+import { pages, quality, sheet } from '../src/engine/shared-options.js';
 import { FileconvError } from '../src/errors/index.js';
 import { fontconfigEnv, OUTLINE_EMOJI } from '../src/fonts/fontconfig.js';
 import { extensionOf, type FormatId } from '../src/formats/index.js';
@@ -90,7 +92,7 @@ const PDF_IMPORT: Partial<Record<FormatId, { module: Module; filter: string }>> 
   odp: { module: 'impress', filter: 'impress_pdf_import' },
 };
 
-const textWanted = (options: ConversionOptions) => options.mode === 'text';
+const textWanted = (options: Options) => options.mode === 'text';
 
 // Priced below the text routes (pdf to txt or html, then on), which are as lossy and cheaper to
 // run but keep only the words: the layout is the default, the text route is what `mode` asks for.
@@ -132,7 +134,7 @@ const EDGES: ConversionEdge[] = [
 ];
 
 /** PDF export options LibreOffice takes as JSON after the filter name (7.4 and later). */
-function pdfExportOptions(options: ConversionOptions): string {
+function pdfExportOptions(options: Options): string {
   const props: Record<string, { type: string; value: string }> = {};
   if (options.pages) props.PageRange = { type: 'string', value: options.pages };
   if (options.quality) props.Quality = { type: 'long', value: String(options.quality) };
@@ -158,6 +160,17 @@ async function writeUtf8Copy(input: string, copy: string, log: (m: string) => vo
   await writeFile(copy, text);
 }
 
+const OPTIONS = {
+  pages,
+  quality,
+  sheet,
+  mode: defineOption(
+    oneOf(['layout', 'text']),
+    'pdf to docx/odt/rtf: layout (pages, pictures, positions) or text (flowing paragraphs)',
+  ),
+};
+type Options = OptionValues<typeof OPTIONS>;
+
 export default defineConverter({
   name: 'libreoffice',
   description: 'LibreOffice headless: word processing, spreadsheet and presentation files, and PDF export',
@@ -170,6 +183,7 @@ export default defineConverter({
     'fonts-dejavu-core',
   ],
   edges: EDGES,
+  options: OPTIONS,
   concurrency: 2,
   timeoutMs: 120_000,
   probe: () => probeBinary(['soffice', 'libreoffice'], ['--version'], /LibreOffice (\d[\d.]*)/),
@@ -179,7 +193,8 @@ export default defineConverter({
     const status = officePoolStatus();
     return [`warm pool: ${status.size} instance(s), restart after ${status.maxConversions} conversions`];
   },
-  async run({ edge, input, outDir, options }, ctx) {
+  async run({ edge, input, outDir, options: given }, ctx) {
+    const options = optionsFor(OPTIONS, given);
     const soffice = findBinary(['soffice', 'libreoffice']);
     if (!soffice) throw new FileconvError('CONVERT_FAILED', 'LibreOffice (soffice) is not installed.');
     const pdfImport = edge.from === 'pdf';

@@ -1,15 +1,27 @@
 import { join } from 'node:path';
 import { defineConverter, edgesBetween } from '../src/engine/contract.js';
+import { bool, defineOption } from '../src/engine/option-kit.js';
+import { optionsFor } from '../src/engine/options.js';
 import type { FormatId } from '../src/formats/index.js';
 import { findBinary, probeBinary } from '../src/run/process.js';
 import { CHROMIUM_NAMES } from './chromium/launch.js';
 import { MARKUP_READERS, markupSite } from './chromium/markup.js';
+import { PAGE_OPTIONS, PRINT_OPTIONS } from './chromium/options.js';
 import { closeBrowserPool } from './chromium/pool.js';
 import { renderSite } from './chromium/render.js';
 
 // Cheaper than pandoc to HTML then Chromium (5 + 10) and than LibreOffice (20): text documents
 // print through HTML with the print stylesheet in one step.
 const TEXT_MARGIN = '20mm';
+
+const OPTIONS = {
+  ...PAGE_OPTIONS,
+  ...PRINT_OPTIONS,
+  break_before_h1: defineOption(
+    bool(),
+    'start every top-level heading on a new page (Markdown and text to PDF)',
+  ),
+};
 
 const EDGES = edgesBetween([...Object.keys(MARKUP_READERS), 'txt'] as FormatId[], ['pdf'], {
   family: 'text',
@@ -23,6 +35,7 @@ export default defineConverter({
     'Markdown, reStructuredText, Org and plain text to PDF: pandoc to HTML with a print stylesheet, printed by headless Chromium',
   packages: ['pandoc', 'chromium', 'fonts-dejavu-core'],
   edges: EDGES,
+  options: OPTIONS,
   concurrency: 2,
   timeoutMs: 60_000,
   async probe() {
@@ -34,11 +47,12 @@ export default defineConverter({
   // The same warm browser as the chromium engine.
   close: closeBrowserPool,
   async run({ edge, input, outDir, options }, ctx) {
-    const site = await markupSite(input, edge.from, options, ctx);
+    const own = optionsFor(OPTIONS, options);
+    const site = await markupSite(input, edge.from, own, ctx);
     ctx.progress(0.2);
     const output = join(outDir, 'output.pdf');
     // Text pages read better with a book-like margin than a web page's printer default.
-    await renderSite(site, 'pdf', output, { ...options, margin: options.margin ?? TEXT_MARGIN }, ctx);
+    await renderSite(site, 'pdf', output, { ...options, margin: own.margin ?? TEXT_MARGIN }, ctx);
     ctx.progress(1);
     return { files: [output] };
   },

@@ -2,6 +2,8 @@ import { existsSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { defineConverter } from '../src/engine/contract.js';
+import { optionsFor } from '../src/engine/options.js';
+import { lang } from '../src/engine/shared-options.js';
 import { FileconvError } from '../src/errors/index.js';
 import { findBinary, runProcess } from '../src/run/process.js';
 import { classifyFfmpegError, ffmpegInputArgs } from './ffmpeg.js';
@@ -17,11 +19,16 @@ const MODEL = {
 /** Languages the installed model covers (the `lang` option). */
 const LANGS = new Set(['en', 'en-us', 'en_us', 'eng']);
 
+const OPTIONS = {
+  lang,
+};
+
 export default defineConverter({
   name: 'pocketsphinx',
   description: 'PocketSphinx: speech to text (US English) from WAV',
   packages: ['pocketsphinx', 'pocketsphinx-en-us', 'ffmpeg'],
   edges: [{ from: 'wav', to: 'txt', family: 'voice', lossy: true, cost: 8 }],
+  options: OPTIONS,
   concurrency: 1,
   timeoutMs: 300_000,
   async probe() {
@@ -35,7 +42,8 @@ export default defineConverter({
     // The 5prealpha CLI has no version flag; the model set is what matters here.
     return { ok: true, path, version: '5prealpha (en-us model)' };
   },
-  async run({ edge, input, outDir, options }, ctx) {
+  async run({ edge, input, outDir, options: given }, ctx) {
+    const options = optionsFor(OPTIONS, given);
     const lang = options.lang?.toLowerCase();
     if (lang && !LANGS.has(lang)) {
       throw new FileconvError(

@@ -1,6 +1,8 @@
 import { copyFile, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type ConversionEdge, defineConverter, type StepContext } from '../src/engine/contract.js';
+import { optionsFor } from '../src/engine/options.js';
+import { dpi, pages, quality } from '../src/engine/shared-options.js';
 import { FileconvError } from '../src/errors/index.js';
 import { EngineProcessError, findBinary, probeBinary, runProcess } from '../src/run/process.js';
 import {
@@ -115,11 +117,18 @@ async function toImages(
   return files;
 }
 
+const OPTIONS = {
+  pages,
+  dpi,
+  quality,
+};
+
 export default defineConverter({
   name: 'poppler',
   description: 'poppler-utils: PDF text, HTML and page images',
   packages: ['poppler-utils'],
   edges,
+  options: OPTIONS,
   concurrency: 2,
   timeoutMs: 300_000,
   async probe() {
@@ -129,7 +138,8 @@ export default defineConverter({
       return { ok: false, path: probe.path, detail: `missing ${missing.join(', ')}` };
     return probe;
   },
-  async run({ edge, input, outDir, options }, ctx) {
+  async run({ edge, input, outDir, options: given }, ctx) {
+    const options = optionsFor(OPTIONS, given);
     await assertPdfHeader(input);
     const pages = selectPages(options.pages, await pageCount(input, ctx));
     let files: string[];

@@ -2,7 +2,9 @@ import { copyFile, mkdir, readFile, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import sharp from 'sharp';
 import { type ConversionEdge, defineConverter } from '../src/engine/contract.js';
-import type { ConversionOptions } from '../src/engine/options.js';
+import type { OptionValues } from '../src/engine/option-kit.js';
+import { optionsFor } from '../src/engine/options.js';
+import { dpi, fit, height, width } from '../src/engine/shared-options.js';
 import { FileconvError } from '../src/errors/index.js';
 import { fontconfigEnv, OUTLINE_EMOJI, useFontconfigInProcess } from '../src/fonts/fontconfig.js';
 import { extensionOf, type FormatId } from '../src/formats/index.js';
@@ -23,7 +25,7 @@ const edges: ConversionEdge[] = [
 ];
 
 /** Size options: dpi scales (SVG user units are 1/96 inch); width/height set the box. */
-function sizeArgs(options: ConversionOptions): string[] {
+function sizeArgs(options: Options): string[] {
   const args: string[] = [];
   if (options.dpi) args.push('--zoom', String(options.dpi / 96));
   if (options.width) args.push('--width', String(options.width));
@@ -36,7 +38,7 @@ function sizeArgs(options: ConversionOptions): string[] {
  * Refuses a PNG render over MAX_PIXELS before rsvg-convert allocates it. The SVG's own size comes
  * from libvips, which reads it with the same librsvg (1 user unit = 1 pixel at density 72).
  */
-async function checkRenderSize(svg: string, options: ConversionOptions): Promise<void> {
+async function checkRenderSize(svg: string, options: Options): Promise<void> {
   // libvips reads the SVG here with the same librsvg, in this process.
   useFontconfigInProcess(OUTLINE_EMOJI);
   const meta = await sharp(await readFile(svg), { density: 72, limitInputPixels: false })
@@ -75,15 +77,25 @@ function classify(e: EngineProcessError): FileconvError {
   return new FileconvError('CONVERT_FAILED', e.message, { cause: e });
 }
 
+const OPTIONS = {
+  dpi,
+  width,
+  height,
+  fit,
+};
+type Options = OptionValues<typeof OPTIONS>;
+
 export default defineConverter({
   name: 'rsvg',
   description: 'librsvg (rsvg-convert): SVG to PNG, PDF, PostScript and EPS',
   packages: ['librsvg2-bin', 'fonts-dejavu-core'],
   edges,
+  options: OPTIONS,
   concurrency: 2,
   timeoutMs: 60_000,
   probe: () => probeBinary(BINARY, ['--version'], /rsvg-convert version (\S+)/),
-  async run({ edge, input, outDir, options }, ctx) {
+  async run({ edge, input, outDir, options: given }, ctx) {
+    const options = optionsFor(OPTIONS, given);
     const probe = await probeBinary(BINARY, ['--version'], /rsvg-convert version (\S+)/);
     if (!probe.ok || !probe.path)
       throw new FileconvError('CONVERT_FAILED', probe.detail ?? 'rsvg-convert not found');

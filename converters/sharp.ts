@@ -8,7 +8,9 @@ import {
   edgesBetween,
   type StepContext,
 } from '../src/engine/contract.js';
-import type { ConversionOptions } from '../src/engine/options.js';
+import type { OptionValues } from '../src/engine/option-kit.js';
+import { optionsFor } from '../src/engine/options.js';
+import { dpi, fit, height, quality, width } from '../src/engine/shared-options.js';
 import { FileconvError } from '../src/errors/index.js';
 import { OUTLINE_EMOJI, useFontconfigInProcess } from '../src/fonts/fontconfig.js';
 import { extensionOf, type FormatId } from '../src/formats/index.js';
@@ -121,7 +123,7 @@ function checkPixelLimit(meta: Metadata): void {
   }
 }
 
-function encode(image: Sharp, to: FormatId, options: ConversionOptions): Sharp {
+function encode(image: Sharp, to: FormatId, options: Options): Sharp {
   const quality = options.quality;
   switch (to) {
     case 'jpg':
@@ -142,7 +144,7 @@ function encode(image: Sharp, to: FormatId, options: ConversionOptions): Sharp {
   }
 }
 
-function resize(image: Sharp, options: ConversionOptions): Sharp {
+function resize(image: Sharp, options: Options): Sharp {
   if (!options.width && !options.height) return image;
   return image.resize({ width: options.width, height: options.height, fit: options.fit ?? 'inside' });
 }
@@ -158,11 +160,21 @@ async function toPdf(input: string, meta: Metadata, output: string, ctx: StepCon
   await writeImagesPdf(images, output);
 }
 
+const OPTIONS = {
+  quality,
+  width,
+  height,
+  fit,
+  dpi,
+};
+type Options = OptionValues<typeof OPTIONS>;
+
 export default defineConverter({
   name: 'sharp',
   description: 'libvips through sharp, in-process: fast raster image conversion and resizing',
   packages: [],
   edges,
+  options: OPTIONS,
   concurrency: 2,
   async probe() {
     return {
@@ -171,7 +183,8 @@ export default defineConverter({
       path: 'sharp',
     };
   },
-  async run({ edge, input, outDir, options }, ctx) {
+  async run({ edge, input, outDir, options: given }, ctx) {
+    const options = optionsFor(OPTIONS, given);
     const output = join(outDir, `output.${extensionOf(edge.to)}`);
     let source: string | Buffer = input;
     // An animation into a format that animates keeps every frame (sharp reads the first by default).

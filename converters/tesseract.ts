@@ -6,7 +6,9 @@ import {
   edgesBetween,
   type StepContext,
 } from '../src/engine/contract.js';
-import { type ConversionOptions, expandPages } from '../src/engine/options.js';
+import type { OptionValues } from '../src/engine/option-kit.js';
+import { expandPages, optionsFor } from '../src/engine/options.js';
+import { dpi, lang, ocr, pages } from '../src/engine/shared-options.js';
 import { FileconvError } from '../src/errors/index.js';
 import type { FormatId } from '../src/formats/index.js';
 import { EngineProcessError, findBinary, probeBinary, runProcess } from '../src/run/process.js';
@@ -130,7 +132,7 @@ async function ocrPdfToText(
   tesseract: string,
   input: string,
   lang: string,
-  options: ConversionOptions,
+  options: Options,
   ctx: StepContext,
 ): Promise<string> {
   try {
@@ -158,15 +160,25 @@ async function ocrPdfToText(
   }
 }
 
+const OPTIONS = {
+  lang,
+  dpi,
+  pages,
+  ocr,
+};
+type Options = OptionValues<typeof OPTIONS>;
+
 export default defineConverter({
   name: 'tesseract',
   description: 'Tesseract OCR: text or searchable PDF from images, text from scanned PDFs',
   packages: ['tesseract-ocr', 'tesseract-ocr-eng'],
   edges,
+  options: OPTIONS,
   concurrency: 1,
   timeoutMs: 300_000,
   probe: () => probeBinary(['tesseract'], ['--version'], /tesseract\s+v?(\S+)/),
-  async run({ edge, input, outDir, options }, ctx) {
+  async run({ edge, input, outDir, options: given }, ctx) {
+    const options = optionsFor(OPTIONS, given);
     const tesseract = findBinary(['tesseract']);
     if (!tesseract) throw new FileconvError('CONVERT_FAILED', 'tesseract is not installed.');
     await checkMagic(edge.from, input);

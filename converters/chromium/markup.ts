@@ -2,7 +2,6 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { decodeSource } from '../../src/detect/text/encoding.js';
 import type { StepContext } from '../../src/engine/contract.js';
-import type { ConversionOptions } from '../../src/engine/options.js';
 import { FileconvError } from '../../src/errors/index.js';
 import type { FormatId } from '../../src/formats/index.js';
 import { EngineProcessError, findBinary, runProcess } from '../../src/run/process.js';
@@ -64,7 +63,7 @@ function plainTextPage(text: string): string {
 export async function markupSite(
   input: string,
   from: FormatId,
-  options: ConversionOptions,
+  options: { break_before_h1?: boolean },
   ctx: StepContext,
 ): Promise<Site> {
   const page = join(ctx.workDir, 'page.html');

@@ -1,5 +1,5 @@
 import type { Page } from 'playwright-core';
-import type { ConversionOptions } from '../../src/engine/options.js';
+import type { BrowserOptions } from './options.js';
 
 type PdfOptions = NonNullable<Parameters<Page['pdf']>[0]>;
 
@@ -32,7 +32,7 @@ function margins(value: string): NonNullable<PdfOptions['margin']> {
 }
 
 /** Playwright's PDF options from validated conversion options. */
-export function pdfOptions(options: ConversionOptions): PdfOptions {
+export function pdfOptions(options: BrowserOptions): PdfOptions {
   const header = options.header_template;
   const footer = options.footer_template;
   const headed = header !== undefined || footer !== undefined;

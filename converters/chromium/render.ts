@@ -3,9 +3,10 @@ import { extname, resolve, sep } from 'node:path';
 import type { BrowserContext, Page, Route } from 'playwright-core';
 import sharp from 'sharp';
 import type { StepContext } from '../../src/engine/contract.js';
-import type { ConversionOptions } from '../../src/engine/options.js';
+import { type ConversionOptions, optionsFor } from '../../src/engine/options.js';
 import { FileconvError } from '../../src/errors/index.js';
 import { engineOutputLimit } from '../../src/run/sandbox.js';
+import { BROWSER_OPTIONS, type BrowserOptions } from './options.js';
 import { withBrowserContext } from './pool.js';
 import { pdfOptions } from './print.js';
 import type { Site } from './site.js';
@@ -112,7 +113,7 @@ async function writeResult(output: string, bytes: Buffer): Promise<void> {
   await writeFile(output, bytes);
 }
 
-async function screenshot(page: Page, to: RenderTarget, output: string, options: ConversionOptions) {
+async function screenshot(page: Page, to: RenderTarget, output: string, options: BrowserOptions) {
   const scale = options.device_scale_factor ?? 1;
   // Measured through DevTools, which answers with the page's own scripts off.
   const height = await page.evaluate(() =>
@@ -150,9 +151,10 @@ export async function renderSite(
   site: Site,
   to: RenderTarget,
   output: string,
-  options: ConversionOptions,
+  conversionOptions: ConversionOptions,
   ctx: StepContext,
 ): Promise<void> {
+  const options = optionsFor(BROWSER_OPTIONS, conversionOptions);
   const image = to !== 'pdf';
   await withBrowserContext({
     timeoutMs: ctx.timeoutMs,

@@ -1,5 +1,4 @@
 import type { StepContext } from '../../src/engine/contract.js';
-import type { ConversionOptions } from '../../src/engine/options.js';
 import { convertWithPool, officePoolAvailable } from './pool.js';
 
 /**
@@ -15,9 +14,15 @@ export interface PooledConversion {
   /** Export filter as `--convert-to` takes it after the extension, e.g. `Text (encoded):UTF8`. */
   exportFilter: string;
   /** For PDF export: the pages and quality options, passed as the filter's FilterData. */
-  pdfOptions?: ConversionOptions;
+  pdfOptions?: PdfExportOptions;
   /** The input is a PDF read by Writer's PDF import (see BridgeRequest.pdfPages). */
   pdfPages?: boolean;
+}
+
+/** The converter's options that PDF export reads. */
+export interface PdfExportOptions {
+  pages?: string;
+  quality?: number;
 }
 
 /** `name:options` split at the first colon (filter names hold none; CSV options hold no colon). */
@@ -26,7 +31,7 @@ export function splitFilter(spec: string): { name: string; options?: string } {
   return colon < 0 ? { name: spec } : { name: spec.slice(0, colon), options: spec.slice(colon + 1) };
 }
 
-function pdfFilterData(options: ConversionOptions): Record<string, string | number> | undefined {
+function pdfFilterData(options: PdfExportOptions): Record<string, string | number> | undefined {
   const data: Record<string, string | number> = {};
   if (options.pages) data.PageRange = options.pages;
   if (options.quality) data.Quality = options.quality;

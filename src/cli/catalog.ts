@@ -61,19 +61,27 @@ function catalogJson(plans: Plan[]) {
       family: p.family,
       lossy: p.lossy,
       cost: p.cost,
+      options: p.options,
       steps: p.steps.map((s) => ({
         from: s.from,
         to: s.to,
         engines: s.engines,
         multiOutput: Boolean(s.edge.multiOutput),
+        options: s.options,
       })),
     })),
   };
 }
 
 function catalogTable(plans: Plan[]): string {
-  const rows = plans.map((p) => [p.key, p.family, p.lossy ? 'lossy' : 'lossless', stepEngines(p)]);
-  const head = ['KEY', 'FAMILY', 'LOSSY', 'STEPS'];
+  const rows = plans.map((p) => [
+    p.key,
+    p.family,
+    p.lossy ? 'lossy' : 'lossless',
+    stepEngines(p),
+    p.options.join(',') || '-',
+  ]);
+  const head = ['KEY', 'FAMILY', 'LOSSY', 'STEPS', 'OPTIONS (-O)'];
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   const line = (r: string[]) =>
     r

@@ -48,7 +48,7 @@ export function register(program: Command): void {
     .option('-o, --output <path>', 'output file (one input) or folder')
     .option(
       '-O, --option <key=value>',
-      'conversion option, repeatable (see docs/conversions.md)',
+      'conversion option, repeatable; `fileconv catalog --from X --to Y` lists what a conversion takes',
       collect,
       [],
     )

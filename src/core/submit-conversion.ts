@@ -1,10 +1,8 @@
 import { formatMismatch } from '../detect/declared.js';
 import type { DetectOptions, DetectReport } from '../detect/index.js';
-import { validateOptions } from '../engine/options.js';
 import { FileconvError } from '../errors/index.js';
 import { resolveFormat } from '../formats/index.js';
 import type { QuotaKind } from '../identity/quota.js';
-import { optionFamilies } from '../plan/graph.js';
 import type { Plan } from '../plan/types.js';
 import type { ScratchSpace } from '../run/scratch.js';
 import type { BlobStore, QuotaDraw, RequestStore } from '../store/types.js';
@@ -18,6 +16,8 @@ export interface SubmitDeps {
   engine: {
     detect(file: string, hints: DetectOptions): Promise<DetectReport>;
     catalog(): Promise<{ plans: Plan[] }>;
+    /** Reads a submission's options against what the plan's engines declare (INVALID_REQUEST). */
+    checkOptions(plan: Plan, options: unknown): Promise<void>;
   };
   queue: { depth(): Promise<number>; submit(requestId: string): Promise<void> };
 }
@@ -147,7 +147,7 @@ export async function submitConversion(
   try {
     const planned = await planSubmission(deps, sub);
     const { plan } = planned;
-    validateOptions(sub.options ?? {}, optionFamilies(plan));
+    await deps.engine.checkOptions(plan, sub.options);
     await sub.webhook?.check();
     const report =
       planned.report ??

@@ -1,8 +1,9 @@
 import { z } from 'zod';
-import type { Converter } from '../engine/contract.js';
-import { OPTION_SPECS, type OptionName } from '../engine/options.js';
+import { type Converter, edgeOptionNames } from '../engine/contract.js';
+import type { OptionSpec } from '../engine/option-kit.js';
 import { buildCatalog } from '../plan/graph.js';
 import { holdersText, KIND_RULES } from '../plan/meaning.js';
+import { declaredOptions } from '../plan/options.js';
 import type { Plan } from '../plan/types.js';
 
 function table(head: string[], rows: string[][]): string[] {
@@ -14,8 +15,8 @@ function table(head: string[], rows: string[][]): string[] {
 }
 
 /** The values an option takes, read from its schema's JSON Schema (the same one the OpenAPI document shows). */
-function specText(name: OptionName): string {
-  const json = z.toJSONSchema(OPTION_SPECS[name].schema, { io: 'output' }) as {
+function specText(spec: OptionSpec): string {
+  const json = z.toJSONSchema(spec.schema, { io: 'output' }) as {
     type?: string;
     enum?: unknown[];
     anyOf?: { const?: unknown }[];
@@ -63,36 +64,39 @@ function engineSection(c: Converter): string[] {
   ];
 }
 
-function optionSection(): string[] {
-  const families = [...new Set(Object.values(OPTION_SPECS).flatMap((o) => o.families))].sort();
-  const out: string[] = [
+/** The engines that honour each option, and on which of their edges when not all. */
+function honouredBy(name: string, converters: Converter[]): string {
+  return converters
+    .filter((c) => c.options && Object.hasOwn(c.options, name))
+    .map((c) => {
+      const some = c.edges.filter((e) => edgeOptionNames(c, e).includes(name));
+      if (some.length === c.edges.length) return c.name;
+      const targets = [...new Set(some.map((e) => e.to))].sort();
+      return `${c.name} (to ${targets.join(', ')})`;
+    })
+    .join(', ');
+}
+
+function optionSection(converters: Converter[]): string[] {
+  const specs = [...declaredOptions(converters)].sort(([a], [b]) => a.localeCompare(b));
+  return [
     '## Options',
     '',
-    'Give options as `-O key=value` (CLI) or in the `options` object (API). An option',
-    'that does not apply to any step of a conversion is refused.',
+    'Give options as `-O key=value` (CLI) or in the `options` object (API). Each engine declares',
+    'the options it honours (`options` in its file in converters/); an option that no step of a',
+    "conversion honours is refused, and the request's timeline says which step took which option.",
     '',
-  ];
-  const names = Object.keys(OPTION_SPECS) as OptionName[];
-  out.push(
     ...table(
-      ['option', 'values', 'families', 'what it does'],
-      names.map((n) => [
-        `\`${n}\``,
-        specText(n),
-        OPTION_SPECS[n].families.join(', '),
-        OPTION_SPECS[n].description,
+      ['option', 'values', 'honoured by', 'what it does'],
+      specs.map(([name, spec]) => [
+        `\`${name}\``,
+        specText(spec),
+        honouredBy(name, converters),
+        spec.description,
       ]),
     ),
     '',
-    'By family:',
-    '',
-  );
-  for (const f of families) {
-    const own = names.filter((n) => OPTION_SPECS[n].families.includes(f));
-    out.push(`- **${f}**: ${own.map((n) => `\`${n}\``).join(', ')}`);
-  }
-  out.push('');
-  return out;
+  ];
 }
 
 function dataSection(): string[] {
@@ -194,7 +198,7 @@ export function renderConversionsDoc(converters: Converter[]): string {
     '## Engines',
     '',
     ...converters.flatMap(engineSection),
-    ...optionSection(),
+    ...optionSection(converters),
     ...dataSection(),
     ...ruleSection(),
     ...catalogSection(buildCatalog(converters)),

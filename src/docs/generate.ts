@@ -18,7 +18,7 @@ async function main(): Promise<void> {
   await writeFile(conversions, renderConversionsDoc(await loadConverters()));
   console.log(`wrote ${conversions}`);
   const openapi = join(root, 'docs', 'openapi.json');
-  await writeFile(openapi, `${JSON.stringify(openApiDocument(packageVersion()), null, 2)}\n`);
+  await writeFile(openapi, `${JSON.stringify(await openApiDocument(packageVersion()), null, 2)}\n`);
   console.log(`wrote ${openapi}`);
   const fonts = join(root, 'docs', 'fonts.md');
   await writeFile(fonts, renderFontsDoc());

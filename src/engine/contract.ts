@@ -1,5 +1,6 @@
 import type { ArtifactChecks } from '../fidelity/describe.js';
 import type { FormatFamily, FormatId } from '../formats/index.js';
+import type { OptionSpecs } from './option-kit.js';
 import type { ConversionOptions } from './options.js';
 
 /** The family of a conversion edge: the source format's family, or one of the special families. */
@@ -21,6 +22,11 @@ export interface ConversionEdge {
    * LibreOffice's PDF layout import gives way to the text path for `mode: "text"`.
    */
   skipWhen?: (options: ConversionOptions) => boolean;
+  /**
+   * The converter's options this step honours; without it, all of them. A page-size option means
+   * nothing to the same engine's image edges, say.
+   */
+  options?: readonly string[];
 }
 
 export interface EngineProbe {
@@ -90,6 +96,11 @@ export interface Converter {
   packages: string[];
   /** The steps this engine offers. */
   edges: ConversionEdge[];
+  /**
+   * The options this engine honours, each with its schema: the planner accepts an option for a
+   * conversion when a step's engine declares it (shared ones come from src/engine/shared-options.ts).
+   */
+  options?: OptionSpecs;
   /** Find the engine and its version. Cheap and side-effect free; cached by the registry. */
   probe(): Promise<EngineProbe>;
   /**
@@ -116,6 +127,14 @@ export interface Converter {
   concurrency?: number;
   /** Default wall-clock limit of one step in ms (default 120 s). */
   timeoutMs?: number;
+}
+
+/** The options an engine honours on one of its edges: the edge's list, else all it declares. */
+export function edgeOptionNames(
+  converter: Pick<Converter, 'options'>,
+  edge: ConversionEdge,
+): readonly string[] {
+  return edge.options ?? Object.keys(converter.options ?? {});
 }
 
 /** Identity helper that gives converter files their type. */

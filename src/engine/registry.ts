@@ -2,6 +2,7 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Converter, EngineProbe } from './contract.js';
+import { mergeOptionSpecs } from './options.js';
 import { convertersDir, runningFromSource } from './package-files.js';
 
 /** Where converter modules live: converters/*.ts in a source checkout, dist/converters/*.js when built. */
@@ -29,7 +30,11 @@ export function loadConverters(): Promise<Converter[]> {
       }
       return mod.default;
     }),
-  );
+  ).then((converters) => {
+    // Two engines naming one option must mean the same thing by it: refused at load, not at a request.
+    mergeOptionSpecs(converters.map((c) => ({ owner: c.name, specs: c.options ?? {} })));
+    return converters;
+  });
   return loaded;
 }
 

@@ -1,4 +1,4 @@
-import type { ConversionEdge, ConversionFamily, Converter } from '../engine/contract.js';
+import { type ConversionEdge, type Converter, edgeOptionNames } from '../engine/contract.js';
 import type { ConversionOptions } from '../engine/options.js';
 import type { EngineStatus } from '../engine/registry.js';
 import { type FormatId, resolveFormat } from '../formats/index.js';
@@ -129,7 +129,7 @@ function bestPathsFrom(
         kind,
       };
       const current = best.get(to);
-      if (!current || better(next, current, options.ocr)) best.set(to, next);
+      if (!current || better(next, current, options.ocr === true)) best.set(to, next);
       if (next.offers.length < MAX_STEPS) {
         const single = offers.filter((o) => !o.edge.multiOutput);
         if (single.length === 0) continue;
@@ -161,15 +161,25 @@ function toPlan(c: Candidate): Plan {
     engines: offers.map((o) => o.converter.name),
     edge: offers[0]!.edge,
     edges: offers.map((o) => o.edge),
+    options: sortedUnion(offers.map((o) => edgeOptionNames(o.converter, o.edge))),
   }));
   const from = c.formats[0]!;
   const to = c.formats[c.formats.length - 1]!;
-  return { key: `${from}-${to}`, from, to, family: familyOf(steps), lossy: c.lossy, cost: c.cost, steps };
+  const options = sortedUnion(steps.map((s) => s.options));
+  return {
+    key: `${from}-${to}`,
+    from,
+    to,
+    family: familyOf(steps),
+    lossy: c.lossy,
+    cost: c.cost,
+    steps,
+    options,
+  };
 }
 
-/** The families whose options a plan takes: those of every engine that may run one of its steps. */
-export function optionFamilies(plan: Plan): ConversionFamily[] {
-  return [...new Set(plan.steps.flatMap((s) => s.edges.map((e) => e.family)))];
+function sortedUnion(lists: readonly (readonly string[])[]): string[] {
+  return [...new Set(lists.flat())].sort();
 }
 
 function canonical(id: FormatId): FormatId {

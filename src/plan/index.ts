@@ -1,12 +1,20 @@
 import { type EngineStatus, probeEngines } from '../engine/registry.js';
 import { buildCatalog } from './graph.js';
+
+export {
+  declaredOptions,
+  describeOptionUse,
+  type OptionedPlan,
+  planWithOptions,
+  routeOf,
+} from './options.js';
+
 import type { Plan } from './types.js';
 
 export {
   buildCatalog,
   buildGraph,
   MAX_STEPS,
-  optionFamilies,
   type PlannerEngines,
   planConversion,
 } from './graph.js';

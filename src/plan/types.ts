@@ -11,6 +11,8 @@ export interface PlannedStep {
   edge: ConversionEdge;
   /** Each engine's edge, in the order of `engines`. */
   edges: ConversionEdge[];
+  /** The options some engine of this step honours (see Converter.options), sorted. */
+  options: readonly string[];
 }
 
 /** A path through the conversion graph. */
@@ -22,4 +24,6 @@ export interface Plan {
   lossy: boolean;
   cost: number;
   steps: PlannedStep[];
+  /** The options some step of this plan honours, sorted: the catalog lists them per key. */
+  options: readonly string[];
 }

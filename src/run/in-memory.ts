@@ -5,19 +5,18 @@ import { measuredInMemory } from '../fidelity/in-memory.js';
 import { describeChecks } from '../fidelity/index.js';
 import { buildGraph, type PlannerEngines } from '../plan/graph.js';
 import { loadCatalog } from '../plan/index.js';
+import { describeOptionUse, type OptionedPlan, planWithOptions, routeOf } from '../plan/options.js';
 import type { Plan } from '../plan/types.js';
 import { CHECKS_MAX_BYTES } from './checks.js';
 import { engineSemaphore } from './concurrency.js';
 import { scrubPaths, stepFailure } from './failure.js';
 import {
   cancelled,
-  choosePlan,
   DEFAULT_ENGINE_CONCURRENCY,
   DEFAULT_TIMEOUT_MS,
   enginesToTry,
   progressReporter,
   type RunnerOptions,
-  routeOf,
   withTimeLimit,
 } from './runner.js';
 import type { ConversionJob, ConversionOutputFile } from './types.js';
@@ -82,9 +81,9 @@ function findRoute(
   job: Pick<ConversionJob, 'from' | 'to' | 'options'>,
   engines: PlannerEngines,
 ): InMemoryRoute | undefined {
-  let chosen: ReturnType<typeof choosePlan>;
+  let chosen: OptionedPlan;
   try {
-    chosen = choosePlan(job, engines);
+    chosen = planWithOptions(job, engines);
   } catch {
     return undefined;
   }
@@ -118,6 +117,7 @@ export async function convertInMemory(job: InMemoryJob, runner: RunnerOptions = 
   const { plan, options, name, converter, edge } = route;
   const emit = (kind: string, message: string) => job.onEvent?.({ kind, message });
   if (route.rerouted) emit('plan', `the options route this conversion through ${routeOf(plan)}`);
+  for (const line of describeOptionUse(plan, options)) emit('options', line);
   const step = plan.steps[0]!;
   const signal = job.signal ?? new AbortController().signal;
   if (signal.aborted) throw cancelled();

@@ -4,11 +4,18 @@ import { tmpdir } from 'node:os';
 import { basename, dirname, extname, join } from 'node:path';
 import { checkDeclaredFormat } from '../detect/declared.js';
 import type { ConversionEdge, Converter, StepContext } from '../engine/contract.js';
-import { type ConversionOptions, validateOptions } from '../engine/options.js';
+import { type ConversionOptions, parseOptions } from '../engine/options.js';
 import { FileconvError } from '../errors/index.js';
 import { extensionOf } from '../formats/index.js';
-import { buildGraph, optionFamilies, type PlannerEngines, planConversion } from '../plan/graph.js';
+import { buildGraph, type PlannerEngines } from '../plan/graph.js';
 import { loadCatalog } from '../plan/index.js';
+import {
+  assertOptionsApply,
+  declaredOptions,
+  describeOptionUse,
+  planWithOptions,
+  routeOf,
+} from '../plan/options.js';
 import type { Plan, PlannedStep } from '../plan/types.js';
 import { attachChecks } from './checks.js';
 import { engineSemaphore } from './concurrency.js';
@@ -41,41 +48,10 @@ export async function runConversion(
   runner: RunnerOptions = {},
 ): Promise<ConversionResult> {
   const engines = runner.engines ?? (await loadCatalog()).engines;
-  const { plan, rerouted } = choosePlan(job, engines);
+  const { plan, rerouted } = planWithOptions(job, engines);
   if (rerouted)
     job.onEvent?.({ kind: 'plan', message: `the options route this conversion through ${routeOf(plan)}` });
   return executePlan(plan, job, { ...runner, engines });
-}
-
-/**
- * The plan of a conversion with its options, and whether the options took it off the usual
- * route (the caller says so on the timeline). Throws when the catalog has no such conversion.
- */
-export function choosePlan(
-  job: Pick<ConversionJob, 'from' | 'to' | 'options'>,
-  engines: PlannerEngines,
-): { plan: Plan; options: ConversionOptions; rerouted: boolean } {
-  const usual = planConversion(job.from, job.to, engines);
-  if (!usual) {
-    throw new FileconvError(
-      'UNSUPPORTED_CONVERSION',
-      `Converting ${job.from} to ${job.to} is not in the catalog.`,
-    );
-  }
-  const options = validateOptions(job.options, optionFamilies(usual));
-  const plan = planConversion(job.from, job.to, engines, options);
-  if (!plan) {
-    throw new FileconvError(
-      'UNSUPPORTED_CONVERSION',
-      `Converting ${job.from} to ${job.to} with these options is not in the catalog.`,
-    );
-  }
-  return { plan, options, rerouted: routeOf(plan) !== routeOf(usual) };
-}
-
-/** A plan's formats and engines in order: `pdf -(poppler)-> txt -(libreoffice)-> docx`. */
-export function routeOf(plan: Plan): string {
-  return plan.steps.reduce((route, s) => `${route} -(${s.engines[0]})-> ${s.to}`, plan.from);
 }
 
 /**
@@ -88,8 +64,10 @@ export async function executePlan(
   runner: RunnerOptions = {},
 ): Promise<ConversionResult> {
   const engines = runner.engines ?? (await loadCatalog()).engines;
-  const converters = new Map(buildGraph(engines).converters.map((c) => [c.name, c]));
-  const options = validateOptions(job.options, optionFamilies(plan));
+  const graph = buildGraph(engines);
+  const converters = new Map(graph.converters.map((c) => [c.name, c]));
+  const options = parseOptions(job.options, declaredOptions(graph.converters));
+  assertOptionsApply(options, plan);
   const signal = job.signal ?? new AbortController().signal;
   if (signal.aborted) throw cancelled();
   const inputStat = await stat(job.input).catch(() => undefined);
@@ -98,6 +76,7 @@ export async function executePlan(
   if (!job.declaredChecked) await checkDeclaredFormat(job.input, plan.from);
 
   const emit = (kind: string, message: string) => job.onEvent?.({ kind, message } satisfies RunEvent);
+  for (const line of describeOptionUse(plan, options)) emit('options', line);
   const report = progressReporter(job, plan.steps.length);
   const root = runner.tempRoot ?? process.env.FILECONV_TMPDIR ?? tmpdir();
   await mkdir(root, { recursive: true });

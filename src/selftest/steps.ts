@@ -57,6 +57,7 @@ export class StepCache {
       lossy: step.edge.lossy,
       cost: step.edge.cost,
       steps: [step],
+      options: step.options,
     };
     let engine = step.engines[0]!;
     const result = await executePlan(

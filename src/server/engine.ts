@@ -17,12 +17,14 @@ export interface ServerEngine {
   convertInMemory?(job: InMemoryJob): Promise<InMemoryResult>;
   /** Plans of the installed engines, and those engines. */
   catalog(): Promise<{ engines: EngineInfo[]; plans: Plan[] }>;
+  /** Reads a conversion's options against what its engines declare; throws INVALID_REQUEST. */
+  checkOptions(plan: Plan, options: unknown): Promise<void>;
   zip(files: readonly { path: string; name: string }[], zipPath: string): Promise<void>;
 }
 
 /** The real core: detection, planner and runner of this package. */
 export async function coreEngine(): Promise<ServerEngine> {
-  const [{ detectOffThread }, { runConversion }, inMemory, { loadCatalog }, { zipOutputs }] =
+  const [{ detectOffThread }, { runConversion }, inMemory, { loadCatalog, planWithOptions }, { zipOutputs }] =
     await Promise.all([
       import('../detect/pool.js'),
       import('../run/runner.js'),
@@ -44,6 +46,9 @@ export async function coreEngine(): Promise<ServerEngine> {
           .map((e) => ({ name: e.converter.name, version: e.probe.version })),
         plans: c.plans,
       };
+    },
+    async checkOptions(plan, options) {
+      planWithOptions({ from: plan.from, to: plan.to, options }, (await loadCatalog()).engines);
     },
     zip: (files, zipPath) => zipOutputs(files, zipPath),
   };

@@ -14,7 +14,7 @@ import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { inflateSync } from 'node:zlib';
-import type { ConversionEdge, Converter } from '../../src/engine/contract.js';
+import { type ConversionEdge, type Converter, edgeOptionNames } from '../../src/engine/contract.js';
 import type { EngineStatus } from '../../src/engine/registry.js';
 import { type ErrorCode, isFileconvError } from '../../src/errors/index.js';
 import type { FormatId } from '../../src/formats/index.js';
@@ -166,6 +166,7 @@ function forcedPlan(engines: readonly (EngineStatus | Converter)[], c: HostileCa
     (e) => e.from === c.from && e.to === c.to,
   );
   if (!status?.probe.ok || !edge) throw new Error(`${c.engine} does not offer ${c.from} to ${c.to} here`);
+  const options = edgeOptionNames(status.converter, edge);
   return {
     key: `${c.from}-${c.to}`,
     from: c.from,
@@ -173,7 +174,8 @@ function forcedPlan(engines: readonly (EngineStatus | Converter)[], c: HostileCa
     family: edge.family,
     lossy: edge.lossy,
     cost: edge.cost,
-    steps: [{ from: c.from, to: c.to, engines: [status.converter.name], edge, edges: [edge] }],
+    steps: [{ from: c.from, to: c.to, engines: [status.converter.name], edge, edges: [edge], options }],
+    options,
   };
 }
 

@@ -2,6 +2,8 @@ import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Converter } from '../../src/engine/contract.js';
+import { defineOption, int } from '../../src/engine/option-kit.js';
+import { pages, quality } from '../../src/engine/shared-options.js';
 import { FileconvError } from '../../src/errors/index.js';
 import { runConversion } from '../../src/run/runner.js';
 import type { ConversionJob, RunEvent } from '../../src/run/types.js';
@@ -139,27 +141,52 @@ describe('runConversion', () => {
     expect(e.code).toBe('UNSUPPORTED_CONVERSION');
   });
 
-  it('validates options against the families of the plan', async () => {
+  it("validates options against what the plan's engines declare, and says which step took them", async () => {
     const s = setup();
     const seen: unknown[] = [];
     const doc = upperEngine('upper', [{ from: 'txt', to: 'md', family: 'document', lossy: false, cost: 5 }]);
     const recording: Converter = {
       ...doc,
+      options: { quality, pages },
       run: (req, ctx) => {
         seen.push(req.options);
         return doc.run(req, ctx);
       },
     };
-    const unknown = await failure((await run([recording], { ...s, options: { nonsense: 1 } })).result);
+    // Declares crf, but takes no step of txt to md: the option exists, and does not apply here.
+    const video: Converter = {
+      ...upperEngine('video', [{ from: 'mp4', to: 'webm', family: 'video', lossy: true, cost: 5 }]),
+      options: { crf: defineOption(int(0, 51), 'video constant rate factor') },
+    };
+    const engines = [recording, video];
+    const unknown = await failure((await run(engines, { ...s, options: { nonsense: 1 } })).result);
     expect(unknown.code).toBe('INVALID_REQUEST');
-    expect(unknown.message).toContain('nonsense');
-    const range = await failure((await run([recording], { ...s, options: { quality: 500 } })).result);
+    expect(unknown.message).toBe('unknown option nonsense');
+    const range = await failure((await run(engines, { ...s, options: { quality: 500 } })).result);
     expect(range.code).toBe('INVALID_REQUEST');
-    const wrongFamily = await failure((await run([recording], { ...s, options: { crf: 20 } })).result);
-    expect(wrongFamily.code).toBe('INVALID_REQUEST');
+    expect(range.message).toBe('option quality must be between 1 and 100');
+    const elsewhere = await failure((await run(engines, { ...s, options: { crf: 20 } })).result);
+    expect(elsewhere.code).toBe('INVALID_REQUEST');
+    expect(elsewhere.message).toBe('option crf does not apply to this conversion (txt -(upper)-> md)');
     expect(seen).toEqual([]);
-    await (await run([recording], { ...s, options: { quality: '80', pages: '1-2' } })).result;
+    const done = await run(engines, { ...s, options: { quality: '80', pages: '1-2' } });
+    await done.result;
     expect(seen).toEqual([{ quality: 80, pages: '1-2' }]);
+    expect(done.events.filter((e) => e.kind === 'options').map((e) => e.message)).toEqual([
+      'step 1 (upper, txt to md) takes quality, pages',
+    ]);
+  });
+
+  it('refuses two engines that declare one option name with different specs', async () => {
+    const s = setup();
+    const a: Converter = { ...upperEngine('a'), options: { quality } };
+    const b: Converter = {
+      ...upperEngine('b', [{ from: 'txt', to: 'html', family: 'text', lossy: false, cost: 5 }]),
+      options: { quality: defineOption(int(0, 10), 'another quality') },
+    };
+    await expect((await run([a, b], { ...s, options: { quality: 5 } })).result).rejects.toThrow(
+      /option quality is declared differently by a and b/,
+    );
   });
 
   it('reports a missing input as FILE_NOT_FOUND', async () => {

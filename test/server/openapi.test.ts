@@ -309,7 +309,7 @@ describe('request validation keeps the spec codes', () => {
     expect(option.status).toBe(400);
     expect(option.json.error).toMatchObject({
       code: 'INVALID_REQUEST',
-      message: 'option quality does not apply to this conversion',
+      message: 'option quality does not apply to this conversion (csv -(data)-> json)',
     });
     const meta = await convert({ conversion: 7 });
     expect(meta.json.error).toMatchObject({

@@ -32,6 +32,7 @@ export function registerInfoRoutes(app: Hono<AppEnv>, ctx: ServerContext): void 
           family: p.family,
           lossy: p.lossy,
           steps: p.steps.map((s) => ({ from: s.from, to: s.to, engine: s.engines[0] })),
+          options: p.options,
         },
       ]),
     );

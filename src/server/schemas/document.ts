@@ -1,5 +1,8 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
-import { API_ROUTES } from './routes.js';
+import { optionsObjectSchema } from '../../engine/options.js';
+import { loadConverters } from '../../engine/registry.js';
+import { declaredOptions } from '../../plan/options.js';
+import { apiRoutes } from './routes.js';
 
 const DESCRIPTION = `Identifies files and converts them between formats with real engines.
 Every error answers \`{"error": {"code", "message"}}\` (plus \`reset_at\` on 429); an unknown path
@@ -7,8 +10,17 @@ answers 404 NOT_FOUND and a known path with the wrong method 405 METHOD_NOT_ALLO
 (POST detect and convert) may send X-Owner-Token and get one back; they carry RateLimit headers.
 See docs/api.md and /skill.md.`;
 
-/** The OpenAPI 3.1 document of the whole API, built from the route descriptions' zod schemas. */
-export function openApiDocument(version: string): Record<string, unknown> {
+/**
+ * The OpenAPI 3.1 document of the whole API, built from the route descriptions' zod schemas; the
+ * convert options are those every converter declares, installed or not, so the document is the
+ * same on every machine.
+ */
+export async function openApiDocument(version: string): Promise<Record<string, unknown>> {
+  const options = optionsObjectSchema(declaredOptions(await loadConverters())).meta({
+    id: 'ConversionOptions',
+    description:
+      'Options of a conversion; each is honoured by the engines named in docs/conversions.md ("Options"), and one that no step of the conversion honours is refused.',
+  });
   const holder = new OpenAPIHono();
   const registry = holder.openAPIRegistry;
   registry.registerComponent('securitySchemes', 'apiKey', {
@@ -16,7 +28,7 @@ export function openApiDocument(version: string): Record<string, unknown> {
     scheme: 'bearer',
     description: 'An API key (fck_...) from `fileconv keys create`; without one, calls are anonymous.',
   });
-  for (const route of API_ROUTES) registry.registerPath(route);
+  for (const route of apiRoutes(options)) registry.registerPath(route);
   return holder.getOpenAPI31Document({
     openapi: '3.1.0',
     info: { title: 'fileconv', version, description: DESCRIPTION, license: { name: 'MIT' } },

@@ -53,8 +53,8 @@ const text = (description: string, example: string) =>
 
 /**
  * The fields of the convert `meta` part. Options are checked here only as an object: which
- * options apply depends on the conversion's families, known once the conversion is found
- * (`validateOptions`, with `conversionOptionsSchema`, which the OpenAPI document shows here).
+ * options apply depends on the engines of the conversion's steps, known once it is planned
+ * (`planWithOptions` in src/plan/options.ts; the OpenAPI document shows every declared option).
  */
 export const convertMetaFields = z.strictObject(
   {

@@ -187,6 +187,10 @@ export const catalogSchema = z
         family: z.string(),
         lossy: z.boolean(),
         steps: z.array(z.object({ from: z.string(), to: z.string(), engine: z.string() })),
+        options: z.array(z.string()).meta({
+          description: 'The options some step of this conversion honours (docs/conversions.md, "Options").',
+          example: ['pages', 'quality'],
+        }),
       }),
     ),
   })

@@ -1,6 +1,5 @@
 import { createRoute } from '@hono/zod-openapi';
 import { z } from 'zod';
-import { conversionOptionsSchema } from '../../engine/options.js';
 import { type ErrorCode, HTTP_STATUS } from '../../errors/index.js';
 import { MAX_READ_WAIT_SECONDS, MAX_SUBMIT_WAIT_SECONDS } from '../wait.js';
 import { convertMetaFields } from './meta.js';
@@ -73,12 +72,16 @@ const requestIdParam = z.object({
 });
 const noStore = { 'Cache-Control': { schema: { type: 'string' as const }, description: 'no-store' } };
 
-/** The convert meta as clients write it, with the options every conversion family may take. */
-const convertMetaDocument = convertMetaFields
-  .extend({ options: conversionOptionsSchema.optional() })
-  .meta({ id: 'ConvertMeta' });
+/**
+ * The convert meta as clients write it, with every option some engine declares (`options`: which
+ * conversion takes which is in the catalog's keys and docs/conversions.md).
+ */
+function convertMetaDocument(options: z.ZodType) {
+  return convertMetaFields.extend({ options: options.optional() }).meta({ id: 'ConvertMeta' });
+}
 
-export const API_ROUTES = [
+/** The API's routes for the OpenAPI document, with the options schema of the engines' declarations. */
+export const apiRoutes = (options: z.ZodType) => [
   createRoute({
     method: 'post',
     path: '/api/public/detect',
@@ -110,7 +113,7 @@ export const API_ROUTES = [
         required: true,
         content: {
           'multipart/form-data': {
-            schema: z.object({ meta: convertMetaDocument, file: binary().optional() }),
+            schema: z.object({ meta: convertMetaDocument(options), file: binary().optional() }),
             encoding: { meta: { contentType: 'application/json' } },
           },
         },

@@ -1,0 +1,66 @@
+import { z } from 'zod';
+
+/**
+ * What a converter declares for each option it honours: the schema that checks a value (from an
+ * API request's `options` or the CLI's `-O key=value`) and one line for the docs, the CLI help and
+ * the OpenAPI document. Text values (from `-O`) are read as the number or boolean they spell.
+ */
+export interface OptionSpec<S extends z.ZodType = z.ZodType> {
+  schema: S;
+  description: string;
+}
+
+/** The options one converter honours, by name. */
+export type OptionSpecs = Readonly<Record<string, OptionSpec>>;
+
+/** The typed values of a set of declared options, each optional. */
+export type OptionValues<T extends OptionSpecs> = { readonly [K in keyof T]?: z.output<T[K]['schema']> };
+
+export function defineOption<S extends z.ZodType>(schema: S, description: string): OptionSpec<S> {
+  return { schema, description };
+}
+
+/** `-O dpi=300` arrives as text: numbers and booleans are read from it before checking. */
+const numberFromText = (v: unknown) => (typeof v === 'string' && v.trim() !== '' ? Number(v) : v);
+const textFromNumber = (v: unknown) => (typeof v === 'number' ? String(v) : v);
+const booleanFromText = (v: unknown) => (v === 'true' ? true : v === 'false' ? false : v);
+
+function numeric(kind: 'an integer' | 'a number', min: number, max: number) {
+  const range = { error: `must be between ${min} and ${max}` };
+  const base = z.number({ error: `must be ${kind}` });
+  return z.preprocess(
+    numberFromText,
+    (kind === 'an integer' ? base.int({ error: 'must be an integer' }) : base)
+      .min(min, range)
+      .max(max, range),
+  );
+}
+
+export const int = (min: number, max: number) => numeric('an integer', min, max);
+export const num = (min: number, max: number) => numeric('a number', min, max);
+export const bool = () => z.preprocess(booleanFromText, z.boolean({ error: 'must be true or false' }));
+
+export function oneOf<const T extends readonly [string, ...string[]]>(values: T) {
+  return z.preprocess(textFromNumber, z.enum(values, { error: `must be one of ${values.join(', ')}` }));
+}
+
+/** One of a few numbers (a sample rate, an angle), given as a number or as its text. */
+export function oneOfNumbers<const T extends readonly [number, ...number[]]>(values: T) {
+  return z.preprocess(
+    numberFromText,
+    z.union(
+      values.map((v) => z.literal(v)),
+      { error: `must be one of ${values.join(', ')}` },
+    ),
+  );
+}
+
+export function like(pattern: RegExp, example: string) {
+  return z.preprocess(
+    textFromNumber,
+    z
+      .string({ error: 'must be a string' })
+      .regex(pattern, { error: `must look like ${example}` })
+      .meta({ examples: [example] }),
+  );
+}

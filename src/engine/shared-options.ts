@@ -1,0 +1,26 @@
+import { bool, defineOption, int, like, oneOf } from './option-kit.js';
+
+/**
+ * Options that several converters honour, defined once so that every engine reads the same name
+ * the same way (the registry refuses two different specs under one name). An option only one
+ * converter honours is declared in that converter's file.
+ */
+export const quality = defineOption(int(1, 100), 'encoder quality 1-100');
+export const width = defineOption(int(1, 16384), 'output width in px');
+export const height = defineOption(int(1, 16384), 'output height in px');
+export const fit = defineOption(
+  oneOf(['cover', 'contain', 'fill', 'inside', 'outside']),
+  'how width x height is filled',
+);
+export const dpi = defineOption(int(36, 600), 'rasterising resolution');
+export const pages = defineOption(like(/^\d+(-\d+)?(,\d+(-\d+)?)*$/, '1-3,5'), 'page selection, 1-based');
+export const lang = defineOption(
+  like(/^[a-z]{2,3}([_+-][a-zA-Z0-9_]{2,8})*$/, 'eng'),
+  'language (tesseract code for OCR, espeak voice for speech)',
+);
+export const ocr = defineOption(bool(), 'true to read page text with OCR (PDF without a text layer)');
+// Excel's own rule for sheet names: 1 to 31 characters, none of : \ / ? * [ ]
+export const sheet = defineOption(
+  like(/^[^\p{Cc}:\\/?*[\]]{1,31}$/u, '2'),
+  'workbook sheet a table is taken from: its name, or its 1-based position (default: the first with data)',
+);

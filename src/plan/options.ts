@@ -1,0 +1,89 @@
+import type { Converter } from '../engine/contract.js';
+import type { OptionSpec } from '../engine/option-kit.js';
+import { type ConversionOptions, mergeOptionSpecs, parseOptions } from '../engine/options.js';
+import { FileconvError } from '../errors/index.js';
+import { buildGraph, type PlannerEngines, planConversion } from './graph.js';
+import type { Plan } from './types.js';
+
+const declaredCache = new WeakMap<readonly Converter[], Map<string, OptionSpec>>();
+
+/** Every option the given converters declare, by name (one spec per name). */
+export function declaredOptions(converters: readonly Converter[]): Map<string, OptionSpec> {
+  const cached = declaredCache.get(converters);
+  if (cached) return cached;
+  const merged = mergeOptionSpecs(converters.map((c) => ({ owner: c.name, specs: c.options ?? {} })));
+  declaredCache.set(converters, merged);
+  return merged;
+}
+
+/**
+ * Timeline lines saying, per step, which of the given options its engines take and which they
+ * leave to another step, so a caller can see where each option went.
+ */
+export function describeOptionUse(plan: Plan, options: ConversionOptions): string[] {
+  const given = Object.keys(options);
+  if (given.length === 0) return [];
+  return plan.steps.map((step, i) => {
+    const takes = given.filter((n) => step.options.includes(n));
+    const leaves = given.filter((n) => !step.options.includes(n));
+    const parts = [
+      takes.length > 0 ? `takes ${takes.join(', ')}` : 'takes none of the options',
+      ...(leaves.length > 0 ? [`ignores ${leaves.join(', ')}`] : []),
+    ];
+    return `step ${i + 1} (${step.engines[0]}, ${step.from} to ${step.to}) ${parts.join('; ')}`;
+  });
+}
+
+/** A plan's formats and engines in order: `pdf -(poppler)-> txt -(libreoffice)-> docx`. */
+export function routeOf(plan: Plan): string {
+  return plan.steps.reduce((route, s) => `${route} -(${s.engines[0]})-> ${s.to}`, plan.from);
+}
+
+/** Refuses options that no step of the plan honours, naming the conversion and its route. */
+export function assertOptionsApply(options: ConversionOptions, plan: Plan): void {
+  for (const name of Object.keys(options)) {
+    if (!plan.options.includes(name)) {
+      throw new FileconvError(
+        'INVALID_REQUEST',
+        `option ${name} does not apply to this conversion (${routeOf(plan)})`,
+      );
+    }
+  }
+}
+
+export interface OptionedPlan {
+  plan: Plan;
+  options: ConversionOptions;
+  /** The options took the conversion off its usual route (the caller says so on the timeline). */
+  rerouted: boolean;
+}
+
+/**
+ * The plan of a conversion with its options: reads the options against what the installed
+ * engines declare, plans with them (an option may choose the route, like `ocr` or `mode`), and
+ * refuses options that no step of the chosen plan honours. Throws UNSUPPORTED_CONVERSION when the
+ * catalog has no such conversion, INVALID_REQUEST for options.
+ */
+export function planWithOptions(
+  job: { from: string; to: string; options?: unknown },
+  engines: PlannerEngines,
+): OptionedPlan {
+  const usual = planConversion(job.from, job.to, engines);
+  if (!usual) {
+    throw new FileconvError(
+      'UNSUPPORTED_CONVERSION',
+      `Converting ${job.from} to ${job.to} is not in the catalog.`,
+    );
+  }
+  const { converters } = buildGraph(engines);
+  const options = parseOptions(job.options, declaredOptions(converters));
+  const plan = Object.keys(options).length === 0 ? usual : planConversion(job.from, job.to, engines, options);
+  if (!plan) {
+    throw new FileconvError(
+      'UNSUPPORTED_CONVERSION',
+      `Converting ${job.from} to ${job.to} with these options is not in the catalog.`,
+    );
+  }
+  assertOptionsApply(options, plan);
+  return { plan, options, rerouted: routeOf(plan) !== routeOf(usual) };
+}
