@@ -90,6 +90,14 @@ export function outputBaseName(outFile: string | undefined, inputName: string): 
   return (ext ? name.slice(0, -ext.length) : name) || 'output';
 }
 
+/**
+ * The base name, unless the output would be the input itself (`a.pdf` operated on in its own
+ * folder, with the same format): then `a_2`, so an operation never writes over its source.
+ */
+export function sparingInput(base: string, outDir: string, ext: string, input: string): string {
+  return resolve(outDir, `${base}.${ext}`) === resolve(input) ? `${base}_2` : base;
+}
+
 /** Parses `-O key=value` pairs into a raw options object (validated later by the runner). */
 export function parseOptionPairs(pairs: string[]): Record<string, string> {
   const out: Record<string, string> = {};

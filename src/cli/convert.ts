@@ -7,7 +7,7 @@ import { convertFile } from '../core/convert-file.js';
 import { closeEngines } from '../engine/registry.js';
 import { batchExitCode, EXIT, exitCodeOf } from '../errors/exit-codes.js';
 import { FileconvError } from '../errors/index.js';
-import { resolveFormat } from '../formats/index.js';
+import { extensionOf, resolveFormat } from '../formats/index.js';
 import { fetchToFile } from '../intake/url.js';
 import { mapLimit } from '../run/concurrency.js';
 import type { Progress } from '../run/types.js';
@@ -19,6 +19,7 @@ import {
   outputBaseName,
   parseOptionPairs,
   resolveTarget,
+  sparingInput,
   UsageError,
 } from './convert-io.js';
 
@@ -104,7 +105,11 @@ async function convertCommand(args: string[], flags: ConvertFlags): Promise<numb
       options,
       outDir: target.outDir,
       signal,
-      baseName: (name) => uniqueBase(outputBaseName(target.outFile, name), used),
+      baseName: (name) =>
+        uniqueBase(
+          sparingInput(outputBaseName(target.outFile, name), target.outDir, extensionOf(to), input),
+          used,
+        ),
       onProgress: (p) => {
         if (spinner) spinner.text = `${basename(input)}: step ${p.step}/${p.steps} ${p.percent}%`;
       },

@@ -66,6 +66,11 @@ export function parseOptions(raw: unknown, known: ReadonlyMap<string, OptionSpec
   return out;
 }
 
+/** The options among `names`: what one step is given, so no engine acts on another step's option. */
+export function pickOptions(options: ConversionOptions, names: readonly string[]): ConversionOptions {
+  return Object.fromEntries(Object.entries(options).filter(([name]) => names.includes(name)));
+}
+
 /** Expands a `pages` selection to sorted 1-based page numbers, capped at `max`. */
 export function expandPages(pages: string | undefined, pageCount: number): number[] {
   if (!pages) return Array.from({ length: pageCount }, (_, i) => i + 1);

@@ -23,6 +23,11 @@ export interface ConversionGraph {
   converters: Converter[];
   /** from -> to -> offers, best first. */
   steps: Map<FormatId, Map<FormatId, Offer[]>>;
+  /**
+   * Steps that keep the format (pdf to pdf: pages, rotation, passwords): operations on a file,
+   * planned on their own, never part of a longer path.
+   */
+  same: Map<FormatId, Offer[]>;
 }
 
 function usableConverters(engines: PlannerEngines): Converter[] {
@@ -50,9 +55,15 @@ export function buildGraph(engines: PlannerEngines): ConversionGraph {
   if (cached) return cached;
   const converters = usableConverters(engines);
   const steps = new Map<FormatId, Map<FormatId, Offer[]>>();
+  const same = new Map<FormatId, Offer[]>();
   converters.forEach((converter, order) => {
     for (const edge of converter.edges) {
-      if (edge.from === edge.to) continue;
+      if (edge.from === edge.to) {
+        const offers = same.get(edge.from) ?? [];
+        if (!offers.some((o) => o.converter === converter)) offers.push({ converter, order, edge });
+        same.set(edge.from, offers);
+        continue;
+      }
       const byTarget = steps.get(edge.from) ?? new Map<FormatId, Offer[]>();
       steps.set(edge.from, byTarget);
       const offers = byTarget.get(edge.to) ?? [];
@@ -62,7 +73,8 @@ export function buildGraph(engines: PlannerEngines): ConversionGraph {
     }
   });
   for (const byTarget of steps.values()) for (const offers of byTarget.values()) offers.sort(compareOffers);
-  const graph = { converters, steps };
+  for (const offers of same.values()) offers.sort(compareOffers);
+  const graph = { converters, steps, same };
   graphs.set(engines, graph);
   return graph;
 }
@@ -199,8 +211,11 @@ export function planConversion(
 ): Plan | undefined {
   const f = canonical(from);
   const t = canonical(to);
-  if (f === t) return undefined;
   const graph = buildGraph(engines);
+  if (f === t) {
+    const same = sameFormatPath(graph, f, options);
+    return same && toPlan(same);
+  }
   const plain = !options || Object.keys(options).length === 0;
   const found = (plain ? plainPathsFrom(graph, f) : bestPathsFrom(graph, f, options)).get(t);
   return found && toPlan(found);
@@ -226,12 +241,34 @@ function plainPathsFrom(graph: ConversionGraph, from: FormatId): Map<FormatId, C
   return paths;
 }
 
+/** The one-step plan of an operation that keeps the format, with the steps its options leave. */
+function sameFormatPath(
+  graph: ConversionGraph,
+  format: FormatId,
+  options: ConversionOptions = {},
+): Candidate | undefined {
+  const offers = (graph.same.get(format) ?? []).filter((o) => !o.edge.skipWhen?.(options));
+  const best = offers[0];
+  if (!best) return undefined;
+  return {
+    formats: [format, format],
+    offers: [offers],
+    lossy: best.edge.lossy,
+    cost: best.edge.cost,
+    kind: sourceKind(format),
+  };
+}
+
 /** Every plan the engines allow, sorted by key. */
 export function buildCatalog(engines: PlannerEngines): Plan[] {
   const graph = buildGraph(engines);
   const plans: Plan[] = [];
   for (const from of graph.steps.keys()) {
     for (const c of bestPathsFrom(graph, from).values()) plans.push(toPlan(c));
+  }
+  for (const format of graph.same.keys()) {
+    const same = sameFormatPath(graph, format);
+    if (same) plans.push(toPlan(same));
   }
   return plans.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
 }

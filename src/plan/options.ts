@@ -39,6 +39,26 @@ export function routeOf(plan: Plan): string {
   return plan.steps.reduce((route, s) => `${route} -(${s.engines[0]})-> ${s.to}`, plan.from);
 }
 
+/**
+ * A conversion given options its steps do not honour, where an operation on the source format
+ * does (the password of a protected PDF, a rotation before pages become images): that operation
+ * runs first, given only those options. Otherwise the plan as it was.
+ */
+function withOperationFirst(plan: Plan, options: ConversionOptions, engines: PlannerEngines): Plan {
+  const missing = Object.keys(options).filter((n) => !plan.options.includes(n));
+  if (missing.length === 0 || plan.from === plan.to) return plan;
+  const operation = planConversion(plan.from, plan.from, engines, options);
+  const step = operation?.steps[0];
+  if (!operation || !step || !missing.every((n) => step.options.includes(n))) return plan;
+  return {
+    ...plan,
+    lossy: plan.lossy || operation.lossy,
+    cost: plan.cost + operation.cost,
+    steps: [{ ...step, options: missing }, ...plan.steps],
+    options: [...new Set([...plan.options, ...missing])].sort(),
+  };
+}
+
 /** Refuses options that no step of the plan honours, naming the conversion and its route. */
 export function assertOptionsApply(options: ConversionOptions, plan: Plan): void {
   for (const name of Object.keys(options)) {
@@ -77,7 +97,9 @@ export function planWithOptions(
   }
   const { converters } = buildGraph(engines);
   const options = parseOptions(job.options, declaredOptions(converters));
-  const plan = Object.keys(options).length === 0 ? usual : planConversion(job.from, job.to, engines, options);
+  const planned =
+    Object.keys(options).length === 0 ? usual : planConversion(job.from, job.to, engines, options);
+  const plan = planned && withOperationFirst(planned, options, engines);
   if (!plan) {
     throw new FileconvError(
       'UNSUPPORTED_CONVERSION',

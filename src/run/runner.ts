@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { basename, dirname, extname, join } from 'node:path';
 import { checkDeclaredFormat } from '../detect/declared.js';
 import type { ConversionEdge, Converter, StepContext } from '../engine/contract.js';
-import { type ConversionOptions, parseOptions } from '../engine/options.js';
+import { type ConversionOptions, parseOptions, pickOptions } from '../engine/options.js';
 import { FileconvError } from '../errors/index.js';
 import { extensionOf } from '../formats/index.js';
 import { buildGraph, type PlannerEngines } from '../plan/graph.js';
@@ -181,7 +181,7 @@ async function runStep(step: PlannedStep, input: string, dir: string, env: StepE
     try {
       const files = await runWithLimits(
         converter,
-        { edge, input, outDir, options: env.options },
+        { edge, input, outDir, options: pickOptions(env.options, step.options) },
         {
           workDir,
           jobDir: env.jobDir,

@@ -1,8 +1,10 @@
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
+import { textPdf } from '../converters/_image-samples.js';
 import { tempDir } from '../helpers/step.js';
 
 const BIN = fileURLToPath(new URL('../../bin/fileconv', import.meta.url));
@@ -95,6 +97,26 @@ describe('fileconv convert', () => {
 });
 
 describe('fileconv catalog', () => {
+  it('runs a PDF operation without writing over its input, and lists what a pair takes', async () => {
+    const dir = tempDir();
+    const pdf = await textPdf(dir, ['Alpha page one', 'Bravo page two'], 'report.pdf');
+    const before = readFileSync(pdf);
+    const r = await fileconv(['convert', 'report.pdf', '--to', 'pdf', '-O', 'pages=2', '--json'], dir);
+    expect(r.exitCode).toBe(0);
+    expect(jsonLines(r.stdout)[0]).toMatchObject({ ok: true, outputs: [join(dir, 'report_2.pdf')] });
+    expect(readFileSync(pdf).equals(before)).toBe(true);
+    expect(execFileSync('pdftotext', [join(dir, 'report_2.pdf'), '-'], { encoding: 'utf8' })).toMatch(
+      /^\s*Bravo page two\s*$/,
+    );
+    const listed = await fileconv(['catalog', '--from', 'pdf', '--to', 'pdf', '--json'], dir);
+    const [pair] = (JSON.parse(listed.stdout) as { conversions: { key: string; options: string[] }[] })
+      .conversions;
+    expect(pair?.key).toBe('pdf-pdf');
+    expect(pair?.options).toEqual(
+      expect.arrayContaining(['pages', 'password', 'rotate', 'split', 'user_password']),
+    );
+  });
+
   it('lists pairs as JSON with counts per family, filtered', async () => {
     const dir = tempDir();
     const r = await fileconv(['catalog', '--json', '--from', 'csv'], dir);

@@ -1,0 +1,149 @@
+import { copyFile, readdir, stat, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { type ConversionEdge, defineConverter, type StepContext } from '../src/engine/contract.js';
+import { bool, defineOption, int, like, type OptionValues, oneOfNumbers } from '../src/engine/option-kit.js';
+import { optionsFor } from '../src/engine/options.js';
+import { pages } from '../src/engine/shared-options.js';
+import { FileconvError } from '../src/errors/index.js';
+import { EngineProcessError, findBinary, probeBinary, runProcess } from '../src/run/process.js';
+import { assertPdfHeader, isEncryptedPdf } from './_pdf.js';
+
+/**
+ * PDF operations that keep the format: pages kept or split into parts, rotation, passwords set or
+ * removed, flattened forms, lossless compression and fast web view. One qpdf run does them all in
+ * the order readers expect (pages, rotation, flattening, compression, linearising, encryption
+ * last). Passwords reach qpdf in an argument file in the step's own folder, never on its command
+ * line, where any user of the machine could read them.
+ */
+
+const PASSWORD = like(/^[^\0\r\n]{1,256}$/, 'correct horse');
+
+const OPTIONS = {
+  pages,
+  rotate: defineOption(oneOfNumbers([90, 180, 270]), 'turn the pages clockwise by this many degrees'),
+  split: defineOption(int(1, 10_000), 'split into parts of this many pages (several files and a ZIP)'),
+  password: defineOption(PASSWORD, "the PDF's password, to open a protected PDF"),
+  user_password: defineOption(PASSWORD, 'protect the PDF: the password that opens it (AES-256)'),
+  owner_password: defineOption(
+    PASSWORD,
+    'protect the PDF: the password that lifts its restrictions (default: a random one)',
+  ),
+  allow_print: defineOption(bool(), 'with user_password: allow printing (default true)'),
+  allow_copy: defineOption(bool(), 'with user_password: allow copying text and images (default true)'),
+  allow_modify: defineOption(bool(), 'with user_password: allow changes and annotations (default true)'),
+  linearize: defineOption(bool(), 'optimise for fast web view (page by page while downloading)'),
+  compress: defineOption(
+    like(/^lossless$/, 'lossless'),
+    'lossless: recompress streams and pack objects (never larger than the input)',
+  ),
+  flatten: defineOption(bool(), 'draw form fields and annotations into the page content'),
+};
+type Options = OptionValues<typeof OPTIONS>;
+
+const edges: ConversionEdge[] = [{ from: 'pdf', to: 'pdf', family: 'document', lossy: false, cost: 3 }];
+
+/** qpdf's exit code when it wrote the output but warned about damage it repaired. */
+const WARNINGS_EXIT = 3;
+
+function yn(allowed: boolean | undefined): string {
+  return allowed === false ? 'n' : 'y';
+}
+
+/** The argument lines of one qpdf run, passwords included (they go to a file, not argv). */
+function qpdfArguments(input: string, output: string, o: Options, ownerPassword: string): string[] {
+  const args: string[] = [];
+  if (o.password !== undefined) args.push(`--password=${o.password}`);
+  args.push(input);
+  if (o.pages) args.push('--pages', '.', o.pages.replaceAll(' ', ''), '--');
+  if (o.rotate) args.push(`--rotate=+${o.rotate}`);
+  if (o.flatten) args.push('--generate-appearances', '--flatten-annotations=all');
+  if (o.compress === 'lossless')
+    args.push('--recompress-flate', '--compression-level=9', '--object-streams=generate');
+  // Every part keeps only what its pages use, or a two-page extract carries the whole file's images.
+  if (o.pages || o.split) args.push('--remove-unreferenced-resources=yes');
+  if (o.linearize) args.push('--linearize');
+  if (o.password !== undefined && o.user_password === undefined) args.push('--decrypt');
+  if (o.user_password !== undefined) {
+    args.push('--encrypt', o.user_password, ownerPassword, '256');
+    args.push(`--print=${o.allow_print === false ? 'none' : 'full'}`);
+    args.push(`--extract=${yn(o.allow_copy)}`, `--modify=${o.allow_modify === false ? 'none' : 'all'}`);
+    args.push(`--annotate=${yn(o.allow_modify)}`, '--');
+  }
+  if (o.split) args.push(`--split-pages=${o.split}`);
+  args.push(output);
+  return args;
+}
+
+/** Exit code 2 or a password complaint: the file is damaged, or the password is missing or wrong. */
+function classify(e: EngineProcessError): FileconvError {
+  if (/invalid password|password.*(incorrect|required)/i.test(e.output)) {
+    return new FileconvError('ENCRYPTED_DOCUMENT', undefined, { cause: e });
+  }
+  return new FileconvError('MALFORMED_DOCUMENT', 'qpdf could not read the PDF.', { cause: e });
+}
+
+async function runQpdf(qpdf: string, argsFile: string, ctx: StepContext): Promise<void> {
+  try {
+    await runProcess(qpdf, [`@${argsFile}`], ctx);
+  } catch (e) {
+    if (!(e instanceof EngineProcessError)) throw e;
+    if (e.exitCode !== WARNINGS_EXIT) throw classify(e);
+    ctx.log('qpdf repaired damage in the PDF while writing it');
+  }
+}
+
+/** Compression was all that was asked: a result no smaller than the input is worth nothing. */
+function onlyCompression(o: Options): boolean {
+  const { compress, ...others } = o;
+  return compress !== undefined && Object.values(others).every((v) => v === undefined);
+}
+
+/** The parts qpdf wrote for `--split-pages` (named by their first page, zero-padded), in page order. */
+async function splitParts(outDir: string): Promise<string[]> {
+  const names = (await readdir(outDir)).filter((n) => n.endsWith('.pdf')).sort();
+  return names.map((n) => join(outDir, n));
+}
+
+export default defineConverter({
+  name: 'qpdf',
+  description:
+    'qpdf: PDF operations that keep the format (pages, split, rotate, protect and unlock, flatten, lossless compression, fast web view)',
+  packages: ['qpdf'],
+  edges,
+  options: OPTIONS,
+  concurrency: 2,
+  timeoutMs: 120_000,
+  probe: () => probeBinary(['qpdf'], ['--version'], /qpdf version (\d+\.\d+(?:\.\d+)?)/),
+  async run({ input, outDir, options: given }, ctx) {
+    const o = optionsFor(OPTIONS, given);
+    const qpdf = findBinary(['qpdf']);
+    if (!qpdf) throw new FileconvError('CONVERT_FAILED', 'qpdf is not installed.');
+    await assertPdfHeader(input);
+    if (o.password === undefined && (await isEncryptedPdf(input))) {
+      // Owner-only restrictions open without a password; a user password does not.
+      const probe = await runProcess(qpdf, ['--requires-password', input], ctx).then(
+        () => 0,
+        (e: unknown) => (e instanceof EngineProcessError ? e.exitCode : undefined),
+      );
+      if (probe === 0) throw new FileconvError('ENCRYPTED_DOCUMENT');
+    }
+    const output = join(outDir, o.split ? 'part.pdf' : 'output.pdf');
+    const ownerPassword =
+      o.owner_password && o.owner_password !== o.user_password
+        ? o.owner_password
+        : crypto.randomUUID().replaceAll('-', '');
+    const argsFile = join(ctx.workDir, 'qpdf-arguments');
+    await writeFile(argsFile, `${qpdfArguments(input, output, o, ownerPassword).join('\n')}\n`, {
+      mode: 0o600,
+    });
+    await runQpdf(qpdf, argsFile, ctx);
+    if (o.split) return { files: await splitParts(outDir) };
+    if (o.compress && (await stat(output)).size >= (await stat(input)).size) {
+      if (onlyCompression(o)) {
+        ctx.log('compression made the PDF no smaller; the input is returned as it was');
+        await copyFile(input, output);
+      } else ctx.log('compression made the PDF no smaller');
+    }
+    return { files: [output] };
+  },
+});
