@@ -17,16 +17,18 @@ import { assertPdfHeader, isEncryptedPdf } from './_pdf.js';
  */
 
 const PASSWORD = like(/^[^\0\r\n]{1,256}$/, 'correct horse');
+const SECRET = { secret: true };
 
 const OPTIONS = {
   pages,
   rotate: defineOption(oneOfNumbers([90, 180, 270]), 'turn the pages clockwise by this many degrees'),
   split: defineOption(int(1, 10_000), 'split into parts of this many pages (several files and a ZIP)'),
-  password: defineOption(PASSWORD, "the PDF's password, to open a protected PDF"),
-  user_password: defineOption(PASSWORD, 'protect the PDF: the password that opens it (AES-256)'),
+  password: defineOption(PASSWORD, "the PDF's password, to open a protected PDF", SECRET),
+  user_password: defineOption(PASSWORD, 'protect the PDF: the password that opens it (AES-256)', SECRET),
   owner_password: defineOption(
     PASSWORD,
     'protect the PDF: the password that lifts its restrictions (default: a random one)',
+    SECRET,
   ),
   allow_print: defineOption(bool(), 'with user_password: allow printing (default true)'),
   allow_copy: defineOption(bool(), 'with user_password: allow copying text and images (default true)'),

@@ -47,7 +47,7 @@ export async function runInMemory(
       input: await readBlob(blobs, r.inputKey),
       from: r.from,
       to: r.to,
-      options: r.options ?? {},
+      options: await deps.optionSecrets.open(r.options),
       baseName: base,
       signal,
       // Intake refused a file that is not its declared format (server/routes/intake.ts), on the

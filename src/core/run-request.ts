@@ -12,6 +12,7 @@ import {
   type StoredError,
   type TimelineEvent,
 } from '../store/types.js';
+import type { OptionSecrets } from './option-secrets.js';
 import { orderedWrites } from './ordered-writes.js';
 import { runInMemory } from './run-in-memory.js';
 import { storeArtifacts } from './store-artifacts.js';
@@ -34,6 +35,8 @@ export interface RunRequestDeps {
   scratch: ScratchSpace;
   engine: ConversionRunner;
   retentionMs: number;
+  /** Opens the passwords a request's options hold sealed (submit-conversion sealed them). */
+  optionSecrets: OptionSecrets;
   log(message: string): void;
   /** Gives back the daily quota unit of a failed conversion; true when one was given back. */
   refund?(request: RequestRecord): Promise<boolean>;
@@ -123,12 +126,13 @@ export async function runClaimedRequest(
     const dir = await scratch.dir(r.id);
     outDir = dir;
     const base = stem(r.filename);
+    const options = await deps.optionSecrets.open(r.options);
     const result = await blobs.withLocalCopy(inputKey, dir, (input) =>
       engine.convert({
         input,
         from,
         to,
-        options: r.options ?? {},
+        options,
         outDir: join(dir, 'out'),
         baseName: base,
         signal,
@@ -191,7 +195,8 @@ export function startedMessage(r: RequestRecord): string {
 async function runsInMemory(deps: RunRequestDeps, r: RequestRecord): Promise<boolean> {
   const { engine, blobs } = deps;
   if (!engine.inMemoryLimit || !engine.convertInMemory || !r.inputKey || !r.from || !r.to) return false;
-  const limit = await engine.inMemoryLimit({ from: r.from, to: r.to, options: r.options ?? {} });
+  const options = await deps.optionSecrets.open(r.options);
+  const limit = await engine.inMemoryLimit({ from: r.from, to: r.to, options });
   if (limit <= 0) return false;
   const size = (await blobs.stat(r.inputKey))?.size;
   return size !== undefined && size <= limit;

@@ -6,6 +6,7 @@ import type { QuotaKind } from '../identity/quota.js';
 import type { Plan } from '../plan/types.js';
 import type { ScratchSpace } from '../run/scratch.js';
 import type { BlobStore, QuotaDraw, RequestStore } from '../store/types.js';
+import type { OptionSecrets } from './option-secrets.js';
 import { sourceFormatOf } from './source-format.js';
 
 /** What filing a conversion needs: the stores, detection and the catalog, and the queue seam. */
@@ -20,6 +21,8 @@ export interface SubmitDeps {
     checkOptions(plan: Plan, options: unknown): Promise<void>;
   };
   queue: { depth(): Promise<number>; submit(requestId: string): Promise<void> };
+  /** Seals the passwords among the options before they are recorded. */
+  optionSecrets: OptionSecrets;
 }
 
 /** An input the intake stored in the blob store. */
@@ -172,7 +175,7 @@ export async function submitConversion(
           conversion: plan.key,
           from: plan.from,
           to: plan.to,
-          options: sub.options,
+          options: await deps.optionSecrets.seal(sub.options),
           filename: input.filename,
           inputKey: input.key,
           ownerHash: sub.ownerHash,

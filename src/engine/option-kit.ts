@@ -8,6 +8,11 @@ import { z } from 'zod';
 export interface OptionSpec<S extends z.ZodType = z.ZodType> {
   schema: S;
   description: string;
+  /**
+   * A password or the like: kept sealed in the records (src/core/option-secrets.ts), opened only
+   * by the worker that runs the conversion, and never written to a log, timeline or answer.
+   */
+  secret?: boolean;
 }
 
 /** The options one converter honours, by name. */
@@ -16,8 +21,12 @@ export type OptionSpecs = Readonly<Record<string, OptionSpec>>;
 /** The typed values of a set of declared options, each optional. */
 export type OptionValues<T extends OptionSpecs> = { readonly [K in keyof T]?: z.output<T[K]['schema']> };
 
-export function defineOption<S extends z.ZodType>(schema: S, description: string): OptionSpec<S> {
-  return { schema, description };
+export function defineOption<S extends z.ZodType>(
+  schema: S,
+  description: string,
+  traits: { secret?: boolean } = {},
+): OptionSpec<S> {
+  return { schema, description, ...traits };
 }
 
 /** `-O dpi=300` arrives as text: numbers and booleans are read from it before checking. */

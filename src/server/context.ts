@@ -1,6 +1,7 @@
 import type { HttpBindings } from '@hono/node-server';
 import type { Context } from 'hono';
 import type { Logger } from 'pino';
+import type { OptionSecrets } from '../core/option-secrets.js';
 import { anonymousIdentity } from '../identity/client-ip.js';
 import type { LimitState } from '../identity/headers.js';
 import type { QuotaKind } from '../identity/quota.js';
@@ -86,6 +87,8 @@ export interface ServerContext {
   urlIntake: UrlIntake | undefined;
   metrics: ServerMetrics;
   webhooks: WebhookDispatcher;
+  /** Seals the passwords of a request's options before they are recorded. */
+  optionSecrets: OptionSecrets;
   /** Rendered answers of finished requests, kept for their polls (finished-answers.ts). */
   finishedAnswers: FinishedAnswers;
   /** Set on SIGTERM: writes answer 503 while running work finishes. */

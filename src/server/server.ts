@@ -2,6 +2,7 @@ import { createServer, type RequestListener, type Server, type ServerOptions } f
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
 import type { Logger } from 'pino';
+import { OPTION_SECRET_NAME, OptionSecrets } from '../core/option-secrets.js';
 import { closeEngines } from '../engine/registry.js';
 import type { PrivateAllowance } from '../intake/guard.js';
 import { dataDirScratch } from '../run/scratch.js';
@@ -76,6 +77,7 @@ export async function openService(config: ServeConfig, options: StartOptions = {
   const { records, blobs } = stores;
   const store = records.requests;
   const secret = await signingSecret(records.secrets, config.dataDir);
+  const optionSecrets = new OptionSecrets(await records.secrets.secret(OPTION_SECRET_NAME));
   const metering = new Metering(config, records.quotas, records.writeLimits);
   const scratch = await dataDirScratch(config.dataDir);
   const engine = options.engine ?? (await coreEngine());
@@ -88,6 +90,7 @@ export async function openService(config: ServeConfig, options: StartOptions = {
     // An API-only node files conversions for workers elsewhere and runs none itself.
     concurrency: config.worker ? config.concurrency : 0,
     retentionMs: config.retentionMs,
+    optionSecrets,
     log,
     refund: async (r: RequestRecord) => (r.quota ? metering.refund(r.identity, r.quota) : false),
     observers,
@@ -124,6 +127,7 @@ export async function openService(config: ServeConfig, options: StartOptions = {
     metrics,
     webhooks,
     finishedAnswers: new FinishedAnswers(),
+    optionSecrets,
     state: { draining: false },
     logger,
     log,

@@ -1,8 +1,12 @@
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { spawnSync } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
+import { copyFile, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { detectFile } from '../../src/core/detect-file.js';
+import { OPTION_SECRET_NAME, OptionSecrets } from '../../src/core/option-secrets.js';
 import { runRequestJob } from '../../src/core/run-request.js';
 import {
   type ConversionSubmission,
@@ -16,6 +20,7 @@ import { coreEngine, type ServerEngine } from '../../src/server/engine.js';
 import { DiskBlobStore } from '../../src/store/disk.js';
 import { openDataDirRecords } from '../../src/store/sqlite-records.js';
 import type { Records } from '../../src/store/types.js';
+import { textPdf } from '../converters/_image-samples.js';
 
 const IDENTITY = 'ip:192.0.2.7';
 const DAILY = 10;
@@ -46,6 +51,7 @@ beforeAll(async () => {
         queued.push(id);
       },
     },
+    optionSecrets: new OptionSecrets(await records.secrets.secret(OPTION_SECRET_NAME)),
   };
 });
 
@@ -57,7 +63,7 @@ afterAll(async () => {
 /** Stores `content` as an upload named `filename` and returns a submission of it. */
 async function stored(
   filename: string,
-  content: string,
+  content: string | Buffer,
   target: Pick<ConversionSubmission, 'conversion' | 'to' | 'options'>,
 ): Promise<ConversionSubmission> {
   const id = `req_core${++sequence}`;
@@ -125,6 +131,39 @@ describe('submitConversion', () => {
     );
     expect(html).toMatch(/<h1[^>]*>Quarterly notes<\/h1>/);
     expect(html).toContain('<em>rose</em>');
+  });
+
+  it('records passwords sealed, and the worker that runs the request opens them', async () => {
+    const marker = `pw-${randomUUID()}`;
+    const pdf = readFileSync(await textPdf(dir, ['Sealed page one'], 'sealed-src.pdf'));
+    const sub = await stored('letter.pdf', pdf, {
+      conversion: 'pdf-pdf',
+      options: { user_password: marker },
+    });
+    await submitConversion(deps, sub);
+    const record = await records.requests.getRequest(sub.id);
+    expect(String(record?.options?.user_password)).toMatch(/^sealed:v1:/);
+    expect(JSON.stringify(record)).not.toContain(marker);
+    const outcome = await runRequestJob(
+      { ...deps, engine, retentionMs: 60_000, log: () => {} },
+      sub.id,
+      new AbortController().signal,
+    );
+    expect(outcome).toBe('succeeded');
+    const [artifact] = await records.requests.artifacts(sub.id);
+    const out = join(dir, 'sealed-out.pdf');
+    await blobs.withLocalCopy(artifact!.blobKey, join(dir, 'scratch'), (path) => copyFile(path, out));
+    // Protected with exactly the password given: qpdf needs it (exit 0 without, 3 with).
+    expect(spawnSync('qpdf', ['--requires-password', out]).status).toBe(0);
+    expect(spawnSync('qpdf', [`--password=${marker}`, '--requires-password', out]).status).toBe(3);
+    const timeline = JSON.stringify(await records.requests.timeline(sub.id));
+    expect(timeline).not.toContain(marker);
+    expect(timeline).toContain('takes user_password');
+    // Nowhere in the database's bytes, write-ahead log included.
+    const databaseFiles = readdirSync(dir).filter((f) => f.startsWith('fileconv.db'));
+    expect(databaseFiles).toContain('fileconv.db');
+    for (const file of databaseFiles)
+      expect(readFileSync(join(dir, file)).includes(Buffer.from(marker))).toBe(false);
   });
 
   it('resolves the source format from the bytes and the name when only a target is given', async () => {
