@@ -22,7 +22,9 @@ const SECRET = { secret: true };
 const OPTIONS = {
   pages,
   rotate: defineOption(oneOfNumbers([90, 180, 270]), 'turn the pages clockwise by this many degrees'),
-  split: defineOption(int(1, 10_000), 'split into parts of this many pages (several files and a ZIP)'),
+  split: defineOption(int(1, 10_000), 'split into parts of this many pages (several files and a ZIP)', {
+    splits: true,
+  }),
   password: defineOption(PASSWORD, "the PDF's password, to open a protected PDF", SECRET),
   user_password: defineOption(PASSWORD, 'protect the PDF: the password that opens it (AES-256)', SECRET),
   owner_password: defineOption(

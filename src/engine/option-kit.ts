@@ -13,6 +13,8 @@ export interface OptionSpec<S extends z.ZodType = z.ZodType> {
    * by the worker that runs the conversion, and never written to a log, timeline or answer.
    */
   secret?: boolean;
+  /** With it the step writes several files (a split), so it can only be a conversion's last step. */
+  splits?: boolean;
 }
 
 /** The options one converter honours, by name. */
@@ -24,7 +26,7 @@ export type OptionValues<T extends OptionSpecs> = { readonly [K in keyof T]?: z.
 export function defineOption<S extends z.ZodType>(
   schema: S,
   description: string,
-  traits: { secret?: boolean } = {},
+  traits: Pick<OptionSpec, 'secret' | 'splits'> = {},
 ): OptionSpec<S> {
   return { schema, description, ...traits };
 }

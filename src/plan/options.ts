@@ -44,9 +44,16 @@ export function routeOf(plan: Plan): string {
  * does (the password of a protected PDF, a rotation before pages become images): that operation
  * runs first, given only those options. Otherwise the plan as it was.
  */
-function withOperationFirst(plan: Plan, options: ConversionOptions, engines: PlannerEngines): Plan {
+function withOperationFirst(
+  plan: Plan,
+  options: ConversionOptions,
+  engines: PlannerEngines,
+  specs: ReadonlyMap<string, OptionSpec>,
+): Plan {
   const missing = Object.keys(options).filter((n) => !plan.options.includes(n));
   if (missing.length === 0 || plan.from === plan.to) return plan;
+  // A step that writes several files can only end a conversion.
+  if (missing.some((n) => specs.get(n)?.splits)) return plan;
   const operation = planConversion(plan.from, plan.from, engines, options);
   const step = operation?.steps[0];
   if (!operation || !step || !missing.every((n) => step.options.includes(n))) return plan;
@@ -96,10 +103,11 @@ export function planWithOptions(
     );
   }
   const { converters } = buildGraph(engines);
-  const options = parseOptions(job.options, declaredOptions(converters));
+  const specs = declaredOptions(converters);
+  const options = parseOptions(job.options, specs);
   const planned =
     Object.keys(options).length === 0 ? usual : planConversion(job.from, job.to, engines, options);
-  const plan = planned && withOperationFirst(planned, options, engines);
+  const plan = planned && withOperationFirst(planned, options, engines, specs);
   if (!plan) {
     throw new FileconvError(
       'UNSUPPORTED_CONVERSION',
