@@ -4,6 +4,7 @@ import type { Command } from 'commander';
 import { EXIT } from '../errors/exit-codes.js';
 import { FileconvError, isFileconvError } from '../errors/index.js';
 import { formatFromFilename } from '../formats/index.js';
+import { shownText, withoutHiddenCharacters } from '../intake/untrusted-text.js';
 
 /** Usage errors exit 2 (commander's own default is 1). */
 export function exitWithUsageCode(cmd: Command): Command {
@@ -85,7 +86,8 @@ export function outputBaseName(outFile: string | undefined, inputName: string): 
     const name = basename(outFile);
     return formatFromFilename(name) ? name.slice(0, -extname(name).length) : name;
   }
-  const name = basename(inputName);
+  // An input named with hidden characters (a bidirectional override) gives its output a name without them.
+  const name = withoutHiddenCharacters(basename(inputName));
   const ext = extname(name);
   return (ext ? name.slice(0, -ext.length) : name) || 'output';
 }
@@ -119,7 +121,7 @@ function usage(message: string): UsageError {
 
 /** The error object a JSON result line carries. */
 export function errorBody(e: unknown): { code: string; message: string } {
-  if (isFileconvError(e)) return { code: e.code, message: e.message };
-  if (e instanceof UsageError) return { code: 'INVALID_REQUEST', message: e.message };
+  if (isFileconvError(e)) return { code: e.code, message: shownText(e.message) };
+  if (e instanceof UsageError) return { code: 'INVALID_REQUEST', message: shownText(e.message) };
   return { code: 'CONVERT_FAILED', message: new FileconvError('CONVERT_FAILED').message };
 }

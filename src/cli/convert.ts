@@ -8,6 +8,7 @@ import { closeEngines } from '../engine/registry.js';
 import { batchExitCode, EXIT, exitCodeOf } from '../errors/exit-codes.js';
 import { FileconvError } from '../errors/index.js';
 import { extensionOf, resolveFormat } from '../formats/index.js';
+import { shownText } from '../intake/untrusted-text.js';
 import { fetchToFile } from '../intake/url.js';
 import { mapLimit } from '../run/concurrency.js';
 import type { Progress } from '../run/types.js';
@@ -139,9 +140,9 @@ function uniqueBase(base: string, used: Set<string>): string {
 
 function report(line: ConvertLine, spinner: Ora | undefined): void {
   const shown = line.outputs.map((o) => relative(process.cwd(), o) || o).join(', ');
-  const text = line.ok
-    ? `${line.input} -> ${shown}`
-    : `${line.input}: ${line.error?.code} ${line.error?.message}`;
+  const text = shownText(
+    line.ok ? `${line.input} -> ${shown}` : `${line.input}: ${line.error?.code} ${line.error?.message}`,
+  );
   if (!spinner) {
     if (line.ok) console.log(text);
     else console.error(text);

@@ -3,6 +3,7 @@ import { type DetectReport, detect } from '../detect/index.js';
 import { DETECT_EXIT_CODE, EXIT } from '../errors/exit-codes.js';
 import { isFileconvError } from '../errors/index.js';
 import { resolveFormat } from '../formats/index.js';
+import { shownText } from '../intake/untrusted-text.js';
 import { mapLimit } from '../run/concurrency.js';
 
 /** Files detected at once; detection is bounded I/O, so a few in flight keep the disk busy. */
@@ -78,7 +79,11 @@ const COLUMNS: Array<[title: string, cell: (r: Row) => string]> = [
 ];
 
 export function renderTable(rows: Row[]): string {
-  const cells = [COLUMNS.map(([title]) => title), ...rows.map((r) => COLUMNS.map(([, cell]) => cell(r)))];
+  // File names are shown as they are, but for characters that would act on the terminal.
+  const cells = [
+    COLUMNS.map(([title]) => title),
+    ...rows.map((r) => COLUMNS.map(([, cell]) => shownText(cell(r)))),
+  ];
   const widths = COLUMNS.map((_, c) => Math.max(...cells.map((line) => line[c]!.length)));
   return cells
     .map(

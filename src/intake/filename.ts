@@ -1,3 +1,5 @@
+import { withoutHiddenCharacters } from './untrusted-text.js';
+
 /** Name used when neither the response nor the URL gives a usable one. */
 export const FALLBACK_FILENAME = 'download';
 
@@ -31,17 +33,15 @@ export function filenameFromUrl(url: URL): string | undefined {
 }
 
 /**
- * Makes a name safe to create inside a folder: no directory parts, no control characters or
- * separators, no leading dots, bounded length (keeping the extension), never empty: a name with
- * nothing usable left becomes `fallback`.
+ * Makes a name safe to create inside a folder and to show: no directory parts, no control,
+ * bidirectional or invisible characters (untrusted-text.ts), no separators, no leading dots,
+ * bounded length (keeping the extension), never empty: a name with nothing usable left becomes
+ * `fallback`. Letters of every script stay (`résumé`, `報告`).
  */
 export function sanitizeFilename(name: string | undefined, fallback = FALLBACK_FILENAME): string {
   if (!name) return fallback;
   const lastPart = name.split(/[/\\]/).pop() ?? '';
-  const cleaned = lastPart
-    .normalize('NFC')
-    .replace(/\s+/g, ' ')
-    .replace(/[\u0000-\u001f\u007f-\u009f]/g, '')
+  const cleaned = withoutHiddenCharacters(lastPart.normalize('NFC').replace(/\s+/g, ' '))
     .replace(/[<>:"|?*]/g, '_')
     .trim()
     .replace(/^[.\s]+/, '')

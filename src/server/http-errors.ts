@@ -1,12 +1,14 @@
 import type { Context } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { type ErrorCode, FileconvError, HTTP_STATUS, isFileconvError, messageFor } from '../errors/index.js';
+import { shownText } from '../intake/untrusted-text.js';
 import { UploadTooLargeError } from '../intake/upload.js';
 import { UploadTooSlowError } from '../intake/upload-pace.js';
 
 /** The JSON error body every failure gets: `{"error": {"code", "message", ...extra}}`. */
 export function errorBody(code: ErrorCode, message: string, extra: Record<string, unknown> = {}) {
-  return { error: { code, message, ...extra } };
+  // Messages may quote what a client sent (a conversion key, an option's name).
+  return { error: { code, message: shownText(message), ...extra } };
 }
 
 /**

@@ -1,5 +1,6 @@
 import type { Context } from 'hono';
 import type { z } from 'zod';
+import { shownText } from '../intake/untrusted-text.js';
 import type {
   ArtifactRecord,
   ConversionCounts,
@@ -66,8 +67,13 @@ export function requestView(
     ...(r.status === 'succeeded' && r.kind === 'convert'
       ? { artifacts: artifacts.map((a) => artifactView(a, base)) }
       : {}),
-    ...(r.error ? { error: r.error } : {}),
+    ...(r.error ? { error: errorView(r.error) } : {}),
   };
+}
+
+/** A request's error as shown: its message may quote an engine's words about the input. */
+function errorView(error: NonNullable<RequestRecord['error']>): NonNullable<RequestRecord['error']> {
+  return { ...error, message: shownText(error.message) };
 }
 
 export function recentView(r: RequestRecord): Answer<typeof recentSchema>['requests'][number] {
@@ -76,18 +82,21 @@ export function recentView(r: RequestRecord): Answer<typeof recentSchema>['reque
     kind: r.kind,
     status: r.status,
     conversion: r.conversion ?? null,
-    filename: r.filename,
+    filename: shownText(r.filename),
     created_at: iso(r.createdAt),
-    ...(r.error ? { error: r.error } : {}),
+    ...(r.error ? { error: errorView(r.error) } : {}),
   };
 }
 
 export function timelineView(id: string, events: readonly TimelineEvent[]): Answer<typeof timelineSchema> {
-  return { request_id: id, events: events.map((e) => ({ at: iso(e.at), kind: e.kind, message: e.message })) };
+  return {
+    request_id: id,
+    events: events.map((e) => ({ at: iso(e.at), kind: e.kind, message: shownText(e.message) })),
+  };
 }
 
 export function timelineText(events: readonly TimelineEvent[]): string {
-  return events.map((e) => `${iso(e.at)}  ${e.kind.padEnd(10)}  ${e.message}`).join('\n') + '\n';
+  return events.map((e) => `${iso(e.at)}  ${e.kind.padEnd(10)}  ${shownText(e.message)}`).join('\n') + '\n';
 }
 
 function countsView(c: Counts) {
