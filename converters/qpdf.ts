@@ -1,8 +1,8 @@
-import { copyFile, readdir, stat, writeFile } from 'node:fs/promises';
+import { copyFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type ConversionEdge, defineConverter, type StepContext } from '../src/engine/contract.js';
 import { bool, defineOption, int, like, type OptionValues, oneOfNumbers } from '../src/engine/option-kit.js';
-import { optionsFor } from '../src/engine/options.js';
+import { expandPages, optionsFor } from '../src/engine/options.js';
 import { pages } from '../src/engine/shared-options.js';
 import { FileconvError } from '../src/errors/index.js';
 import { EngineProcessError, findBinary, probeBinary, runProcess } from '../src/run/process.js';
@@ -46,6 +46,9 @@ type Options = OptionValues<typeof OPTIONS>;
 
 const edges: ConversionEdge[] = [{ from: 'pdf', to: 'pdf', family: 'document', lossy: false, cost: 3 }];
 
+/** Parts one split may make: each is an artifact and a ZIP entry. */
+export const MAX_SPLIT_PARTS = 1_000;
+
 /** qpdf's exit code when it wrote the output but warned about damage it repaired. */
 const WARNINGS_EXIT = 3;
 
@@ -86,13 +89,34 @@ function classify(e: EngineProcessError): FileconvError {
   return new FileconvError('MALFORMED_DOCUMENT', 'qpdf could not read the PDF.', { cause: e });
 }
 
-async function runQpdf(qpdf: string, argsFile: string, ctx: StepContext): Promise<void> {
+/** Runs qpdf with its arguments in a file of the step's own folder (passwords never in argv). */
+async function runQpdf(qpdf: string, args: readonly string[], ctx: StepContext): Promise<string> {
+  const argsFile = join(ctx.workDir, 'qpdf-arguments');
+  await writeFile(argsFile, `${args.join('\n')}\n`, { mode: 0o600 });
   try {
-    await runProcess(qpdf, [`@${argsFile}`], ctx);
+    return (await runProcess(qpdf, [`@${argsFile}`], ctx)).stdout;
   } catch (e) {
     if (!(e instanceof EngineProcessError)) throw e;
     if (e.exitCode !== WARNINGS_EXIT) throw classify(e);
     ctx.log('qpdf repaired damage in the PDF while writing it');
+    return e.stdout;
+  } finally {
+    await rm(argsFile, { force: true });
+  }
+}
+
+/** Refuses a split into more parts than a request may hold, before any part is written. */
+async function checkSplit(qpdf: string, input: string, o: Options, ctx: StepContext): Promise<void> {
+  if (!o.split) return;
+  const open = o.password === undefined ? [] : [`--password=${o.password}`];
+  const count = Number((await runQpdf(qpdf, [...open, '--show-npages', input], ctx)).trim());
+  const pagesKept = o.pages ? expandPages(o.pages, count).length : count;
+  const parts = Math.ceil(pagesKept / o.split);
+  if (parts > MAX_SPLIT_PARTS) {
+    throw new FileconvError(
+      'OUTPUT_TOO_LARGE',
+      `Splitting ${pagesKept} pages into parts of ${o.split} would make ${parts} files; at most ${MAX_SPLIT_PARTS} are made (split into larger parts, or choose pages).`,
+    );
   }
 }
 
@@ -136,11 +160,8 @@ export default defineConverter({
       o.owner_password && o.owner_password !== o.user_password
         ? o.owner_password
         : crypto.randomUUID().replaceAll('-', '');
-    const argsFile = join(ctx.workDir, 'qpdf-arguments');
-    await writeFile(argsFile, `${qpdfArguments(input, output, o, ownerPassword).join('\n')}\n`, {
-      mode: 0o600,
-    });
-    await runQpdf(qpdf, argsFile, ctx);
+    await checkSplit(qpdf, input, o, ctx);
+    await runQpdf(qpdf, qpdfArguments(input, output, o, ownerPassword), ctx);
     if (o.split) return { files: await splitParts(outDir) };
     if (o.compress && (await stat(output)).size >= (await stat(input)).size) {
       if (onlyCompression(o)) {

@@ -26,6 +26,15 @@ function manyPagesPdf(count: number): Buffer {
   ]);
 }
 
+/** A page tree whose /Pages node lists itself among its kids. */
+function loopingPagesPdf(): Buffer {
+  return pdf([
+    '<< /Type /Catalog /Pages 2 0 R >>',
+    '<< /Type /Pages /Kids [3 0 R 2 0 R] /Count 2 >>',
+    '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 72 72] >>',
+  ]);
+}
+
 /** Ghostscript, pandoc and the PDF engines against file reads, loops, includes and absurd PDFs. */
 export const documentCases: HostileCase[] = [
   {
@@ -191,6 +200,63 @@ export const documentCases: HostileCase[] = [
     engine: 'pandoc',
     make: (c) => `Title\n=====\n\n.. include:: ${c.files.txt}\n\n.. raw:: html\n   :file: ${c.files.txt}\n`,
     allowed: { output: true, codes: ['MALFORMED_DOCUMENT', 'CONVERT_FAILED'] },
+  },
+  {
+    name: 'pandoc: rst csv-table and raw directives reading files',
+    attack: '.. csv-table:: :file: and .. raw:: latex :file: on the secret file and /etc/passwd',
+    from: 'rst',
+    to: 'html',
+    engine: 'pandoc',
+    make: (c) =>
+      `Title\n=====\n\n.. csv-table:: leak\n   :file: ${c.files.txt}\n\n.. csv-table:: passwd\n   :file: /etc/passwd\n\n.. raw:: latex\n   :file: ${c.files.txt}\n`,
+    allowed: { output: true, codes: ['MALFORMED_DOCUMENT', 'CONVERT_FAILED'] },
+  },
+  {
+    name: 'pandoc: Org #+INCLUDE of local files',
+    attack:
+      '#+INCLUDE: of the secret file and of /etc/passwd, and a local file link as an image, printed to PDF',
+    from: 'org',
+    to: 'pdf',
+    engine: 'pandoc-chromium',
+    make: (c) =>
+      `* Title\n#+INCLUDE: "${c.files.txt}"\n#+INCLUDE: "/etc/passwd" src text\n[[file:${c.files.png}]]\n`,
+    allowed: { output: true, codes: ['MALFORMED_DOCUMENT', 'CONVERT_FAILED'] },
+  },
+  {
+    name: 'qpdf: a page tree that loops',
+    attack: 'a /Pages node whose /Kids names itself, split into single pages',
+    from: 'pdf',
+    to: 'pdf',
+    engine: 'qpdf',
+    options: { split: 1 },
+    make: () => loopingPagesPdf(),
+    allowed: { output: true, codes: ['MALFORMED_DOCUMENT'] },
+  },
+  {
+    name: 'qpdf: a wrong password',
+    attack: 'an encrypted PDF opened with a wrong password: refused, nothing written',
+    from: 'pdf',
+    to: 'pdf',
+    engine: 'qpdf',
+    options: { password: 'not-the-password' },
+    make: () =>
+      engineMade(
+        'gs',
+        (out) => [
+          '-q',
+          '-dSAFER',
+          '-dBATCH',
+          '-dNOPAUSE',
+          '-sDEVICE=pdfwrite',
+          '-sOwnerPassword=owner',
+          '-sUserPassword=user',
+          `-sOutputFile=${out}`,
+          '-c',
+          'showpage',
+        ],
+        'pdf',
+      ),
+    allowed: { codes: ['ENCRYPTED_DOCUMENT'] },
   },
   {
     name: 'pandoc: LaTeX \\input of a local file',

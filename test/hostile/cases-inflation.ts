@@ -122,6 +122,16 @@ export const inflationCases: HostileCase[] = [
     allowed: { codes: ['OUTPUT_TOO_LARGE'] },
   },
   {
+    name: 'inflate: PDF of 10,000 real blank pages split into single pages',
+    attack: 'qpdf asked for one file per page of a 10,000-page PDF (part cap, checked before writing)',
+    from: 'pdf',
+    to: 'pdf',
+    engine: 'qpdf',
+    options: { split: 1 },
+    make: () => blankPagesPdf(10_000),
+    allowed: { codes: ['OUTPUT_TOO_LARGE'] },
+  },
+  {
     name: 'inflate: SVG with a 100,000 px canvas to PNG',
     attack: 'a one-rectangle SVG declaring a 100000 x 100000 canvas: 40 GB of pixels (render cap)',
     from: 'svg',

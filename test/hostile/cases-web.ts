@@ -75,6 +75,48 @@ export const webCases: HostileCase[] = [
     allowed: { output: true, codes: ['CONVERT_FAILED'] },
   },
   {
+    name: 'chromium: stylesheets and CSS imports of local files',
+    attack: '<link rel=stylesheet>, CSS @import and url() on file:// URLs, the secret file and /etc/passwd',
+    from: 'html',
+    to: 'pdf',
+    engine: 'chromium',
+    make: (c) =>
+      `<!DOCTYPE html><html><head><link rel="stylesheet" href="file://${c.files.txt}"><link rel="stylesheet" href="file:///etc/passwd">
+<style>@import url("file://${c.files.txt}"); @import "file:///etc/passwd"; body { background: url("file://${c.files.png}"); }
+p::after { content: url("file://${c.files.svg}"); }</style></head><body><p>styled</p></body></html>`,
+    allowed: { output: true },
+  },
+  {
+    name: 'chromium: refresh to a local file, view-source and the metadata address',
+    attack: 'meta refresh to file:// and view-source:, frames and fetches to 169.254.169.254, scripts on',
+    from: 'html',
+    to: 'pdf',
+    engine: 'chromium',
+    options: { javascript: true, wait_ms: 300 },
+    make: (c) =>
+      `<!DOCTYPE html><html><head><meta http-equiv="refresh" content="0;url=file://${c.files.txt}"></head><body><p>stay</p>
+<iframe src="view-source:file://${c.files.txt}"></iframe><iframe src="http://169.254.169.254/latest/meta-data/"></iframe>
+<img src="http://169.254.169.254/latest/meta-data/iam"><script>
+fetch('http://169.254.169.254/latest/meta-data/').then(r => r.text()).then(t => document.body.append(t)).catch(() => {});
+setTimeout(() => { location.href = 'view-source:file://${c.files.txt}'; }, 50);</script></body></html>`,
+    allowed: { output: true, codes: ['CONVERT_FAILED'] },
+  },
+  {
+    name: "chromium: refresh and requests to the server's own API",
+    attack:
+      'meta refresh, form post and fetch to a local HTTP service on loopback (the canary plays the API)',
+    from: 'html',
+    to: 'pdf',
+    engine: 'chromium',
+    options: { javascript: true, wait_ms: 300 },
+    make: (c) =>
+      `<!DOCTYPE html><html><head><meta http-equiv="refresh" content="0;url=${c.url}api/public/stats"></head><body>
+<form id="f" method="post" action="${c.url}api/public/convert"><input name="meta" value="{}"></form><script>
+fetch('${c.url}api/public/requests/recent', { method: 'GET' }).catch(() => {});
+document.getElementById('f').submit();</script></body></html>`,
+    allowed: { output: true, codes: ['CONVERT_FAILED'] },
+  },
+  {
     name: 'chromium: infinite loop',
     attack: 'a script that never ends: the step time limit stops it and the browser lives on',
     from: 'html',

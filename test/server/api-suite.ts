@@ -159,6 +159,14 @@ export function apiSuite(setupName: SetupName): void {
         expect(res.status).toBe(403);
         expect(res.json.error.code).toBe('INVALID_SIGNATURE');
         expect((await get(`${base}${location.pathname}`)).json.error.code).toBe('INVALID_SIGNATURE');
+        // This link's signature on another artifact's path: of another name, of another request.
+        for (const other of [encodeOpaque(id, 'zip'), encodeOpaque(`${id.slice(0, -1)}x`, 'json')]) {
+          const swapped = new URL(`${base}/files/${other}`);
+          swapped.search = location.search;
+          const answer = await get(swapped.href);
+          expect(answer.status).toBe(403);
+          expect(answer.json.error.code).toBe('INVALID_SIGNATURE');
+        }
         // A correctly signed link whose hour is over.
         const opaque = encodeOpaque(id, 'json');
         const past = Math.floor(Date.now() / 1000) - 10;
@@ -339,7 +347,10 @@ export function apiSuite(setupName: SetupName): void {
           family: 'image',
           lossy: expect.any(Boolean),
           steps: [{ from: 'png', to: 'webp', engine: expect.any(String) }],
+          // The engines of png to webp (sharp, then imagemagick) declare these among their options.
+          options: expect.arrayContaining(['quality', 'width', 'height', 'fit']),
         });
+        expect(cat.json.keys['png-webp'].options).not.toContain('crf');
         expect(Object.keys(cat.json.keys).length).toBe(conv.json.conversions.length);
       });
 
