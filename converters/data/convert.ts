@@ -4,7 +4,7 @@ import { FileconvError } from '../../src/errors/index.js';
 import { inMemoryChecks } from '../../src/fidelity/in-memory.js';
 import { decodeText, parseText, readWorkbook } from './parse.js';
 import { serializeData, writeData } from './serialize.js';
-import type { DataBytesTask, DataTask } from './worker.js';
+import type { DataBytesTask, DataTask } from './tasks.js';
 
 /** Parsed in memory, so inputs are bounded well below what would strain the process. */
 export const MAX_INPUT_BYTES = 50 * 1024 * 1024;

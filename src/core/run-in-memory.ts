@@ -9,7 +9,7 @@ import {
   requestError,
   startedMessage,
   stem,
-} from './run-request.js';
+} from './request-outcome.js';
 import { storeArtifactBytes } from './store-artifacts.js';
 
 /** A small blob's bytes: read in place where the store keeps it on this disk, else streamed. */

@@ -6,7 +6,7 @@ import { finished, pipeline } from 'node:stream/promises';
 import { extensionOf, getFormat } from '../formats/index.js';
 import type { ConversionOutputFile } from '../run/types.js';
 import type { ArtifactRecord, RequestRecord } from '../store/types.js';
-import type { RunRequestDeps } from './run-request.js';
+import type { RunRequestDeps } from './request-outcome.js';
 
 async function fileDigest(path: string): Promise<{ size: number; sha256: string }> {
   const hash = createHash('sha256');

@@ -4,7 +4,16 @@ import { z } from 'zod';
 import { FileconvError } from '../errors/index.js';
 import type { UploadPace } from '../intake/upload-pace.js';
 import { parseS3Url } from '../store/s3-settings.js';
-import { duration, flag, publicUrl, quotas, readText, size, wholeNumber } from './schemas/config-values.js';
+import {
+  type DailyQuotas,
+  duration,
+  flag,
+  publicUrl,
+  quotas,
+  readText,
+  size,
+  wholeNumber,
+} from './schemas/config-values.js';
 
 /** The server's configuration, validated once at the edge and trusted everywhere after. */
 export interface ServeConfig {
@@ -56,12 +65,7 @@ export interface ServeConfig {
 export const DOWNLOAD_MODES = ['signed', 'presigned'] as const;
 export type DownloadMode = (typeof DOWNLOAD_MODES)[number];
 
-/** Units per UTC day of each metered operation. */
-export interface DailyQuotas {
-  conversions: number;
-  voice: number;
-  file_checks: number;
-}
+export type { DailyQuotas } from './schemas/config-values.js';
 
 /** api.md's numbers: anonymous tier L1 and API key tier L2b. */
 export const DEFAULT_QUOTAS: ServeConfig['quotas'] = {

@@ -7,6 +7,7 @@ import type { LimitState } from '../identity/headers.js';
 import type { QuotaKind } from '../identity/quota.js';
 import type { ScratchSpace } from '../run/scratch.js';
 import type { BlobStore, QuotaDraw, RequestStore } from '../store/types.js';
+import type { Identity, IdentityResolver } from './app-env.js';
 import type { ServeConfig } from './config.js';
 import type { ServerEngine } from './engine.js';
 import type { FinishedAnswers } from './finished-answers.js';
@@ -15,14 +16,7 @@ import type { RequestChanges } from './request-changes.js';
 import type { LinkSigner } from './tokens.js';
 import type { WebhookDispatcher } from './webhooks.js';
 
-/**
- * Who is calling. Anonymous callers are told apart by their client IP; key holders by their key.
- * Both carry the IP, since the per-minute write limit is per IP whoever calls.
- */
-export type Identity = { kind: 'anonymous'; ip: string } | { kind: 'key'; keyId: string; ip: string };
-
-/** Resolves the caller; throws FileconvError INVALID_API_KEY for an unknown or revoked Bearer key. */
-export type IdentityResolver = (c: Context<AppEnv>) => Promise<Identity>;
+export type { AppEnv, Identity, IdentityResolver } from './app-env.js';
 
 export type WriteOperation = 'detect' | 'convert';
 
@@ -98,13 +92,3 @@ export interface ServerContext {
   /** Free-text problems (internal errors, failed refunds); a logger call unless a test captures them. */
   log(message: string): void;
 }
-
-export type AppEnv = {
-  Bindings: HttpBindings;
-  Variables: {
-    identity: Identity;
-    ownerHash: string | undefined;
-    /** Limit states reported in this answer's RateLimit headers. */
-    limitStates: LimitState[] | undefined;
-  };
-};

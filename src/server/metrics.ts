@@ -2,7 +2,7 @@ import { timingSafeEqual } from 'node:crypto';
 import type { Hono, MiddlewareHandler } from 'hono';
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { FileconvError, isFileconvError } from '../errors/index.js';
-import type { AppEnv, IdentityResolver } from './context.js';
+import type { AppEnv, IdentityResolver } from './app-env.js';
 import type { ConversionEnd, QueueObserver } from './conversion-trace.js';
 import { routeLabel } from './route-label.js';
 

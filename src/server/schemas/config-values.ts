@@ -1,5 +1,11 @@
 import { z } from 'zod';
-import type { DailyQuotas } from '../config.js';
+
+/** Units per UTC day of each metered operation. */
+export interface DailyQuotas {
+  conversions: number;
+  voice: number;
+  file_checks: number;
+}
 
 /**
  * Readers of configuration values as flags and environment variables write them (text), each a

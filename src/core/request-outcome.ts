@@ -1,0 +1,104 @@
+import { CONVERSION_DETAIL_CODES, isFileconvError, messageFor } from '../errors/index.js';
+import type { InMemoryJob, InMemoryResult } from '../run/in-memory.js';
+import type { ScratchSpace } from '../run/scratch.js';
+import type { ConversionJob, ConversionResult } from '../run/types.js';
+import type { BlobStore, RequestRecord, RequestStore, StoredError, TimelineEvent } from '../store/types.js';
+import type { OptionSecrets } from './option-secrets.js';
+
+/**
+ * What the worker side of a filed conversion shares between its file and in-memory paths and
+ * the artifact store: its dependencies, how a run ends, and ending a request that failed.
+ */
+
+/** The engine side a worker needs: run a plan, zip several outputs. */
+export interface ConversionRunner {
+  convert(job: ConversionJob): Promise<ConversionResult>;
+  zip(files: readonly { path: string; name: string }[], zipPath: string): Promise<void>;
+  /**
+   * Optional: the largest input a conversion runs on bytes with (run/in-memory.ts), 0 when it
+   * never does; asked before the input's size, which a remote store answers with a request.
+   */
+  inMemoryLimit?(job: Pick<ConversionJob, 'from' | 'to' | 'options'>): Promise<number>;
+  convertInMemory?(job: InMemoryJob): Promise<InMemoryResult>;
+}
+
+export interface RunRequestDeps {
+  store: RequestStore;
+  blobs: BlobStore;
+  scratch: ScratchSpace;
+  engine: ConversionRunner;
+  retentionMs: number;
+  /** Opens the passwords a request's options hold sealed (submit-conversion sealed them). */
+  optionSecrets: OptionSecrets;
+  log(message: string): void;
+  /** Gives back the daily quota unit of a failed conversion; true when one was given back. */
+  refund?(request: RequestRecord): Promise<boolean>;
+}
+
+/**
+ * How a run ended: `succeeded` / `failed` were stored by this run; `requeued` went back to the
+ * queue (its worker is stopping); `dropped` ended elsewhere first (a duplicate delivery), so this
+ * run stored nothing.
+ */
+export type RunOutcome = 'succeeded' | 'failed' | 'requeued' | 'dropped';
+
+/** The error a failed conversion's request shows: a detail code with its fixed message, else CONVERT_FAILED. */
+export function requestError(e: unknown): StoredError {
+  if (isFileconvError(e)) {
+    if ((CONVERSION_DETAIL_CODES as readonly string[]).includes(e.code))
+      return { code: e.code, message: messageFor(e.code) };
+    if (e.code === 'CONVERT_FAILED') return { code: 'CONVERT_FAILED', message: e.message };
+  }
+  return { code: 'CONVERT_FAILED', message: messageFor('CONVERT_FAILED') };
+}
+
+export function stem(filename: string): string {
+  const dot = filename.lastIndexOf('.');
+  return (dot > 0 ? filename.slice(0, dot) : filename) || 'output';
+}
+
+export function startedMessage(r: RequestRecord): string {
+  return `Conversion ${r.conversion} started${r.attempts > 1 ? ` (attempt ${r.attempts})` : ''}.`;
+}
+
+/**
+ * Fails a running request once, deletes its input and refunds its quota unit; false when it had
+ * ended. `before`: the run's events not stored yet, written ahead of `failed` in the same step.
+ */
+export async function failRequest(
+  deps: RunRequestDeps,
+  r: RequestRecord,
+  error: StoredError,
+  message: string,
+  before: readonly TimelineEvent[] = [],
+): Promise<boolean> {
+  await dropInput(deps, r);
+  const failed = await deps.store.finishFailed(r.id, error, Date.now(), [
+    ...before,
+    { at: Date.now(), kind: 'failed', message },
+  ]);
+  // Refunded only by the run that failed it, so a duplicate delivery never gives a unit back twice.
+  if (failed) await refund(deps, r);
+  return failed;
+}
+
+/** Failed conversions do not count against the day's quota (the day the unit was drawn from). */
+async function refund(deps: RunRequestDeps, r: RequestRecord): Promise<void> {
+  if (!r.quota || !deps.refund) return;
+  try {
+    if (await deps.refund(r))
+      await deps.store.addEvent(r.id, {
+        at: Date.now(),
+        kind: 'refunded',
+        message: `The failed conversion was not counted: one unit of ${r.quota.kind} for ${r.quota.day} was given back.`,
+      });
+  } catch (e) {
+    deps.log(`refund for ${r.id} failed: ${(e as Error).message}`);
+  }
+}
+
+export async function dropInput(deps: RunRequestDeps, r: RequestRecord): Promise<void> {
+  if (!r.inputKey) return;
+  await deps.blobs.delete(r.inputKey).catch(() => {});
+  await deps.store.clearInputKey(r.id);
+}
