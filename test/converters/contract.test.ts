@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { renderConversionsDoc } from '../../src/docs/conversions.js';
+import { edgeOptionNames } from '../../src/engine/contract.js';
 import { packageRoot } from '../../src/engine/package-files.js';
 import { type EngineStatus, loadConverters, probeEngines } from '../../src/engine/registry.js';
 import { FAMILIES, getFormat } from '../../src/formats/index.js';
@@ -47,11 +48,29 @@ describe('converter contract', () => {
         const where = `${converter.name} ${e.from}-${e.to}`;
         expect(getFormat(e.from)?.id, `${where}: from`).toBe(e.from);
         expect(getFormat(e.to)?.id, `${where}: to`).toBe(e.to);
-        expect(e.from, where).not.toBe(e.to);
+        // An edge that keeps the format is an operation: it must honour options that say what to do.
+        if (e.from === e.to)
+          expect(edgeOptionNames(converter, e).length, `${where}: operation without options`).toBeGreaterThan(
+            0,
+          );
         expect(CONVERSION_FAMILIES.has(e.family), `${where}: family ${e.family}`).toBe(true);
         expect(e.cost, where).toBeGreaterThan(0);
         expect(typeof e.lossy, where).toBe('boolean');
       }
+    });
+
+    it('declares each option with a schema and a description, and edges name only its own options', () => {
+      for (const [name, spec] of Object.entries(converter.options ?? {})) {
+        expect(name, converter.name).toMatch(/^[a-z][a-z0-9_]*$/);
+        expect(spec.description.length, `${converter.name} ${name}`).toBeGreaterThan(5);
+        expect(typeof spec.schema.safeParse, `${converter.name} ${name}`).toBe('function');
+      }
+      for (const e of converter.edges)
+        for (const name of e.options ?? [])
+          expect(
+            Object.hasOwn(converter.options ?? {}, name),
+            `${converter.name} ${e.from}-${e.to}: ${name}`,
+          ).toBe(true);
     });
 
     it('declares no edge twice', () => {
