@@ -1,11 +1,11 @@
 import { existsSync } from 'node:fs';
-import { open, rm, stat, symlink, writeFile } from 'node:fs/promises';
+import { copyFile, open, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { execa } from 'execa';
 import { type ConversionEdge, defineConverter, type StepContext } from '../src/engine/contract.js';
 import type { OptionValues } from '../src/engine/option-kit.js';
 import { optionsFor } from '../src/engine/options.js';
-import { dpi, pages, quality } from '../src/engine/shared-options.js';
+import { compress, dpi, pages, quality, wantsLossyCompression } from '../src/engine/shared-options.js';
 import { FileconvError } from '../src/errors/index.js';
 import type { FormatId } from '../src/formats/index.js';
 import { EngineProcessError, findBinary, probeBinary, runProcess } from '../src/run/process.js';
@@ -23,16 +23,53 @@ const BINARY = ['gs'];
 const BASE_ARGS = ['-dSAFER', '-dBATCH', '-dNOPAUSE', '-dNOPROMPT', '-q'];
 const RASTER_ARGS = ['-dTextAlphaBits=4', '-dGraphicsAlphaBits=4'];
 
+const RASTER = ['dpi', 'pages', 'quality'];
+
 const edges: ConversionEdge[] = [
-  { from: 'pdf', to: 'pdfa', family: 'document', lossy: false, cost: 10 },
-  { from: 'ps', to: 'pdf', family: 'document', lossy: false, cost: 8 },
-  { from: 'eps', to: 'pdf', family: 'image', lossy: false, cost: 8 },
-  { from: 'pdf', to: 'ps', family: 'document', lossy: false, cost: 8 },
-  { from: 'eps', to: 'png', family: 'image', lossy: true, cost: 8 },
+  { from: 'pdf', to: 'pdfa', family: 'document', lossy: false, cost: 10, options: ['pages'] },
+  // Lossy compression only: the operations that keep pictures as they are belong to qpdf.
+  {
+    from: 'pdf',
+    to: 'pdf',
+    family: 'document',
+    lossy: true,
+    cost: 10,
+    options: ['compress', 'pages'],
+    skipWhen: (o) => !wantsLossyCompression(o),
+  },
+  { from: 'ps', to: 'pdf', family: 'document', lossy: false, cost: 8, options: [] },
+  { from: 'eps', to: 'pdf', family: 'image', lossy: false, cost: 8, options: [] },
+  { from: 'pdf', to: 'ps', family: 'document', lossy: false, cost: 8, options: ['pages'] },
+  { from: 'eps', to: 'png', family: 'image', lossy: true, cost: 8, options: ['dpi'] },
   // Fallbacks for poppler's page rendering.
-  { from: 'pdf', to: 'png', family: 'document', lossy: true, cost: 14, multiOutput: true },
-  { from: 'pdf', to: 'jpg', family: 'document', lossy: true, cost: 14, multiOutput: true },
+  { from: 'pdf', to: 'png', family: 'document', lossy: true, cost: 14, multiOutput: true, options: RASTER },
+  { from: 'pdf', to: 'jpg', family: 'document', lossy: true, cost: 14, multiOutput: true, options: RASTER },
 ];
+
+/**
+ * pdfwrite with a preset's picture resolution; JPEGs pass through as they are (recompressing a
+ * JPEG loses quality for little gain), repeated pictures are stored once.
+ */
+function compressionArgs(o: Options): string[] {
+  return [
+    '-sDEVICE=pdfwrite',
+    `-dPDFSETTINGS=/${o.compress}`,
+    '-dPassThroughJPEGImages=true',
+    '-dDetectDuplicateImages=true',
+    '-dCompatibilityLevel=1.5',
+  ];
+}
+
+/** A compressed PDF no smaller than its input is worth nothing: the input comes back instead. */
+async function keepSmaller(input: string, output: string, ctx: StepContext): Promise<void> {
+  const [before, after] = await Promise.all([stat(input), stat(output)]);
+  if (after.size < before.size) {
+    ctx.log(`compressed from ${before.size} to ${after.size} bytes`);
+    return;
+  }
+  ctx.log('compression made the PDF no smaller; the input is returned as it was');
+  await copyFile(input, output);
+}
 
 const probeGs = () => probeBinary(BINARY, ['--version'], /^(\d+\.\d+(?:\.\d+)?)/);
 
@@ -175,6 +212,7 @@ const OPTIONS = {
   dpi,
   pages,
   quality,
+  compress,
 };
 type Options = OptionValues<typeof OPTIONS>;
 
@@ -216,6 +254,8 @@ export default defineConverter({
       const pdfa = await pdfaArgs(path, ctx);
       args.push(...pdfa.args);
       if (pdfa.prologue) before.push(pdfa.prologue);
+    } else if (edge.to === 'pdf' && edge.from === 'pdf') {
+      args.push(...compressionArgs(options));
     } else if (edge.to === 'pdf') {
       args.push('-sDEVICE=pdfwrite', ...(edge.from === 'eps' ? ['-dEPSCrop'] : []));
     } else if (edge.to === 'ps') {
@@ -242,6 +282,7 @@ export default defineConverter({
         new FileconvError('MALFORMED_DOCUMENT', 'Ghostscript produced no output.')
       );
     }
+    if (edge.from === 'pdf' && edge.to === 'pdf') await keepSmaller(input, files[0]!, ctx);
     ctx.progress(1);
     return { files };
   },

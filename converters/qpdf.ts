@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { type ConversionEdge, defineConverter, type StepContext } from '../src/engine/contract.js';
 import { bool, defineOption, int, like, type OptionValues, oneOfNumbers } from '../src/engine/option-kit.js';
 import { expandPages, optionsFor } from '../src/engine/options.js';
-import { pages } from '../src/engine/shared-options.js';
+import { compress, pages, wantsLossyCompression } from '../src/engine/shared-options.js';
 import { FileconvError } from '../src/errors/index.js';
 import { EngineProcessError, findBinary, probeBinary, runProcess } from '../src/run/process.js';
 import { assertPdfHeader, isEncryptedPdf } from './_pdf.js';
@@ -36,15 +36,15 @@ const OPTIONS = {
   allow_copy: defineOption(bool(), 'with user_password: allow copying text and images (default true)'),
   allow_modify: defineOption(bool(), 'with user_password: allow changes and annotations (default true)'),
   linearize: defineOption(bool(), 'optimise for fast web view (page by page while downloading)'),
-  compress: defineOption(
-    like(/^lossless$/, 'lossless'),
-    'lossless: recompress streams and pack objects (never larger than the input)',
-  ),
+  compress,
   flatten: defineOption(bool(), 'draw form fields and annotations into the page content'),
 };
 type Options = OptionValues<typeof OPTIONS>;
 
-const edges: ConversionEdge[] = [{ from: 'pdf', to: 'pdf', family: 'document', lossy: false, cost: 3 }];
+// Lossy compression resamples pictures: Ghostscript's pdf-pdf step does it instead.
+const edges: ConversionEdge[] = [
+  { from: 'pdf', to: 'pdf', family: 'document', lossy: false, cost: 3, skipWhen: wantsLossyCompression },
+];
 
 /** Parts one split may make: each is an artifact and a ZIP entry. */
 export const MAX_SPLIT_PARTS = 1_000;

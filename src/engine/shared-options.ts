@@ -1,5 +1,8 @@
 import { bool, defineOption, int, like, oneOf } from './option-kit.js';
 
+/** Lossy presets of `compress`: pictures resampled to 300, 150 or 72 dpi, strongest last. */
+export const LOSSY_COMPRESSION = ['printer', 'ebook', 'screen'] as const;
+
 /**
  * Options that several converters honour, defined once so that every engine reads the same name
  * the same way (the registry refuses two different specs under one name). An option only one
@@ -18,6 +21,13 @@ export const lang = defineOption(
   like(/^[a-z]{2,3}([_+-][a-zA-Z0-9_]{2,8})*$/, 'eng'),
   'language (tesseract code for OCR, espeak voice for speech)',
 );
+export const compress = defineOption(
+  oneOf(['lossless', ...LOSSY_COMPRESSION]),
+  'make a PDF smaller: lossless repacks it (qpdf); printer, ebook and screen also resample its pictures to 300, 150 or 72 dpi (Ghostscript); never larger than the input',
+);
+/** Whether options ask for a compression that resamples pictures (Ghostscript's, not qpdf's). */
+export const wantsLossyCompression = (o: { compress?: unknown }) =>
+  (LOSSY_COMPRESSION as readonly unknown[]).includes(o.compress);
 export const ocr = defineOption(bool(), 'true to read page text with OCR (PDF without a text layer)');
 // Excel's own rule for sheet names: 1 to 31 characters, none of : \ / ? * [ ]
 export const sheet = defineOption(

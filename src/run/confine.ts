@@ -54,8 +54,12 @@ export const FALLBACK_ENGINE_ID = 64_123;
 const SYSTEM_READ_ONLY = ['/usr', '/etc'];
 /** Top-level names that are links into /usr on a merged-/usr system, or folders of their own. */
 const SYSTEM_LINKS = ['/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32'];
-/** Caches that speed engines up (fontconfig) and hold nothing of anyone's. */
-const OPTIONAL_READ_ONLY = ['/var/cache/fontconfig'];
+/**
+ * System data outside /usr that engines read and that holds nothing of anyone's: fontconfig's
+ * cache, and Debian's Ghostscript CMaps and font maps (without them pdfwrite loses the Unicode of
+ * every text it rewrites: a compressed PDF's words come out as shifted letters).
+ */
+const OPTIONAL_READ_ONLY = ['/var/cache/fontconfig', '/var/lib/ghostscript'];
 
 let cached: Confinement | undefined;
 
@@ -139,20 +143,21 @@ function namespaceArgs(access: EngineAccess): string[] {
     if (isLink(link)) args.push('--symlink', readlinkSync(link), link);
     else if (exists(link)) args.push('--ro-bind', link, link);
   }
-  for (const dir of OPTIONAL_READ_ONLY) args.push('--ro-bind-try', dir, dir);
   // Chromium-based engines (calibre's Qt WebEngine) need a shared memory folder they may write.
   args.push('--proc', '/proc', '--dev', '/dev', '--perms', '1777', '--tmpfs', '/dev/shm');
   if (access.tmp) args.push('--bind', access.tmp, '/tmp');
   else args.push('--perms', '1777', '--tmpfs', '/tmp');
   // The engine's FONTCONFIG_FILE lives in the temp folder, outside what a namespace shows.
   const readable = [...(access.readable ?? []), ...fontconfigFolders()];
-  const paths = [...readable, ...access.writable];
+  const optional = OPTIONAL_READ_ONLY.filter(exists);
+  const paths = [...optional, ...readable, ...access.writable];
   // bwrap would give the folders above a bound path the modes of the real ones (often 0700 root);
   // traversable empty folders let the engine user reach what it is given, and show nothing else.
   const above = new Set(paths.flatMap(ancestors));
   for (const dir of [...above].sort()) {
     if (dir !== '/tmp' && !underSystem(dir)) args.push('--perms', '0755', '--dir', dir);
   }
+  for (const path of optional) args.push('--ro-bind', path, path);
   for (const path of readable) if (!underSystem(path)) args.push('--ro-bind', path, path);
   for (const path of access.writable) args.push('--bind', path, path);
   return args;

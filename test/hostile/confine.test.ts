@@ -1,4 +1,13 @@
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -67,6 +76,19 @@ describe('engine confinement', () => {
       const top = stdout.trim().split('\n').slice(-12);
       for (const hidden of ['root', 'home', 'srv', 'work']) expect(top).not.toContain(hidden);
       expect(top).toEqual(expect.arrayContaining(['usr', 'etc', 'tmp', 'proc', 'dev']));
+    },
+  );
+
+  it.skipIf(!confined || !existsSync('/var/lib/ghostscript'))(
+    "lets the engine user read Ghostscript's CMaps and font maps, and nothing else of /var/lib",
+    async () => {
+      const ctx = await jobContext();
+      const { stdout } = await runProcess(
+        'sh',
+        ['-c', 'ls /var/lib; head -c 20 /var/lib/ghostscript/fonts/cidfmap >/dev/null && echo readable'],
+        ctx,
+      );
+      expect(stdout.trim().split('\n')).toEqual(['ghostscript', 'readable']);
     },
   );
 

@@ -1,0 +1,127 @@
+import { execFileSync, spawnSync } from 'node:child_process';
+import { statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import sharp from 'sharp';
+import { describe, expect, it } from 'vitest';
+import { closeBrowserPool } from '../../converters/chromium/pool.js';
+import chromium from '../../converters/chromium.js';
+import { runConversion } from '../../src/run/runner.js';
+import type { RunEvent } from '../../src/run/types.js';
+import { runStep, tempDir } from '../helpers/step.js';
+
+const WORDS = 'Quarterly inspection report for the northern warehouse and its loading docks';
+
+/** A scan-like page: a full-page photo of noise at about 290 dpi under a line of real text. */
+async function scannedLikePdf(dir: string): Promise<string> {
+  const photo = await sharp({
+    create: {
+      width: 2400,
+      height: 3000,
+      channels: 3,
+      background: '#808080',
+      noise: { type: 'gaussian', mean: 128, sigma: 40 },
+    },
+  })
+    .png()
+    .toBuffer();
+  const html = join(dir, 'scan.html');
+  writeFileSync(
+    html,
+    `<!DOCTYPE html><html><body style="margin:0"><p style="font:16px sans-serif">${WORDS}</p><img style="width:100%" src="data:image/png;base64,${photo.toString('base64')}"></body></html>`,
+  );
+  const { files } = await runStep(chromium, 'html', 'pdf', html);
+  await closeBrowserPool();
+  return files[0]!;
+}
+
+function text(path: string): string {
+  return execFileSync('pdftotext', [path, '-'], { encoding: 'utf8' }).replace(/\s+/g, ' ');
+}
+
+function type3Fonts(path: string): number {
+  return execFileSync('pdffonts', [path], { encoding: 'utf8' })
+    .split('\n')
+    .filter((l) => / Type 3 /.test(l)).length;
+}
+
+describe('compress option on pdf-pdf', () => {
+  it('ebook resamples pictures through Ghostscript: smaller, words kept, no Type 3 fonts, sound', async () => {
+    const dir = tempDir();
+    const pdf = await scannedLikePdf(dir);
+    const events: RunEvent[] = [];
+    const result = await runConversion({
+      input: pdf,
+      from: 'pdf',
+      to: 'pdf',
+      outDir: join(dir, 'out'),
+      options: { compress: 'ebook' },
+      onEvent: (e) => events.push(e),
+    });
+    const out = result.files[0]!.path;
+    expect(result.plan.steps[0]!.engines[0]).toBe('ghostscript');
+    expect(statSync(out).size).toBeLessThan(statSync(pdf).size / 2);
+    expect(text(out)).toContain(WORDS);
+    expect(type3Fonts(out)).toBe(type3Fonts(pdf));
+    expect(spawnSync('qpdf', ['--check', out]).status).toBe(0);
+    // Ghostscript's own /ebook on the same file, for the ratio the docs give.
+    const direct = join(dir, 'direct.pdf');
+    execFileSync('gs', [
+      '-q',
+      '-dSAFER',
+      '-dBATCH',
+      '-dNOPAUSE',
+      '-sDEVICE=pdfwrite',
+      '-dPDFSETTINGS=/ebook',
+      `-sOutputFile=${direct}`,
+      pdf,
+    ]);
+    expect(statSync(out).size).toBeLessThanOrEqual(statSync(direct).size * 1.05);
+    expect(events.map((e) => e.message).join('\n')).toMatch(/compressed from \d+ to \d+ bytes/);
+  });
+
+  it('never returns a larger file: an already small PDF comes back as it was', async () => {
+    const dir = tempDir();
+    const small = join(dir, 'small.pdf');
+    execFileSync('gs', [
+      '-q',
+      '-dSAFER',
+      '-dBATCH',
+      '-dNOPAUSE',
+      '-sDEVICE=pdfwrite',
+      '-dPDFSETTINGS=/screen',
+      `-sOutputFile=${small}`,
+      '-c',
+      '/Helvetica findfont 12 scalefont setfont 72 700 moveto (tiny) show showpage',
+    ]);
+    const result = await runConversion({
+      input: small,
+      from: 'pdf',
+      to: 'pdf',
+      outDir: join(dir, 'out'),
+      options: { compress: 'printer' },
+    });
+    expect(statSync(result.files[0]!.path).size).toBeLessThanOrEqual(statSync(small).size);
+  });
+
+  it('lossless stays with qpdf, and a password with it does not apply to the lossy path', async () => {
+    const dir = tempDir();
+    const pdf = await scannedLikePdf(dir);
+    const lossless = await runConversion({
+      input: pdf,
+      from: 'pdf',
+      to: 'pdf',
+      outDir: join(dir, 'l'),
+      options: { compress: 'lossless' },
+    });
+    expect(lossless.plan.steps[0]!.engines[0]).toBe('qpdf');
+    await expect(
+      runConversion({
+        input: pdf,
+        from: 'pdf',
+        to: 'pdf',
+        outDir: join(dir, 'p'),
+        options: { compress: 'screen', user_password: 'x1' },
+      }),
+    ).rejects.toThrow(/option user_password does not apply to this conversion/);
+  });
+});
