@@ -44,19 +44,36 @@ function type3Fonts(path: string): number {
     .filter((l) => / Type 3 /.test(l)).length;
 }
 
+/** Ghostscript's pdfwrite run by hand, as a user would, for a baseline of the same engine. */
+function gsPdfwrite(preset: string, output: string, ...input: string[]): void {
+  execFileSync('gs', [
+    '-q',
+    '-dSAFER',
+    '-dBATCH',
+    '-dNOPAUSE',
+    '-sDEVICE=pdfwrite',
+    `-dPDFSETTINGS=/${preset}`,
+    `-sOutputFile=${output}`,
+    ...input,
+  ]);
+}
+
+/** pdf-pdf through the runner with the given options. */
+function operate(
+  input: string,
+  outDir: string,
+  options: Record<string, unknown>,
+  onEvent?: (e: RunEvent) => void,
+) {
+  return runConversion({ input, from: 'pdf', to: 'pdf', outDir, options, onEvent });
+}
+
 describe('compress option on pdf-pdf', () => {
   it('ebook resamples pictures through Ghostscript: smaller, words kept, no Type 3 fonts, sound', async () => {
     const dir = tempDir();
     const pdf = await scannedLikePdf(dir);
     const events: RunEvent[] = [];
-    const result = await runConversion({
-      input: pdf,
-      from: 'pdf',
-      to: 'pdf',
-      outDir: join(dir, 'out'),
-      options: { compress: 'ebook' },
-      onEvent: (e) => events.push(e),
-    });
+    const result = await operate(pdf, join(dir, 'out'), { compress: 'ebook' }, (e) => events.push(e));
     const out = result.files[0]!.path;
     expect(result.plan.steps[0]!.engines[0]).toBe('ghostscript');
     expect(statSync(out).size).toBeLessThan(statSync(pdf).size / 2);
@@ -65,16 +82,7 @@ describe('compress option on pdf-pdf', () => {
     expect(spawnSync('qpdf', ['--check', out]).status).toBe(0);
     // Ghostscript's own /ebook on the same file, for the ratio the docs give.
     const direct = join(dir, 'direct.pdf');
-    execFileSync('gs', [
-      '-q',
-      '-dSAFER',
-      '-dBATCH',
-      '-dNOPAUSE',
-      '-sDEVICE=pdfwrite',
-      '-dPDFSETTINGS=/ebook',
-      `-sOutputFile=${direct}`,
-      pdf,
-    ]);
+    gsPdfwrite('ebook', direct, pdf);
     expect(statSync(out).size).toBeLessThanOrEqual(statSync(direct).size * 1.05);
     expect(events.map((e) => e.message).join('\n')).toMatch(/compressed from \d+ to \d+ bytes/);
   });
@@ -82,46 +90,23 @@ describe('compress option on pdf-pdf', () => {
   it('never returns a larger file: an already small PDF comes back as it was', async () => {
     const dir = tempDir();
     const small = join(dir, 'small.pdf');
-    execFileSync('gs', [
-      '-q',
-      '-dSAFER',
-      '-dBATCH',
-      '-dNOPAUSE',
-      '-sDEVICE=pdfwrite',
-      '-dPDFSETTINGS=/screen',
-      `-sOutputFile=${small}`,
+    gsPdfwrite(
+      'screen',
+      small,
       '-c',
       '/Helvetica findfont 12 scalefont setfont 72 700 moveto (tiny) show showpage',
-    ]);
-    const result = await runConversion({
-      input: small,
-      from: 'pdf',
-      to: 'pdf',
-      outDir: join(dir, 'out'),
-      options: { compress: 'printer' },
-    });
+    );
+    const result = await operate(small, join(dir, 'out'), { compress: 'printer' });
     expect(statSync(result.files[0]!.path).size).toBeLessThanOrEqual(statSync(small).size);
   });
 
   it('lossless stays with qpdf, and a password with it does not apply to the lossy path', async () => {
     const dir = tempDir();
     const pdf = await scannedLikePdf(dir);
-    const lossless = await runConversion({
-      input: pdf,
-      from: 'pdf',
-      to: 'pdf',
-      outDir: join(dir, 'l'),
-      options: { compress: 'lossless' },
-    });
+    const lossless = await operate(pdf, join(dir, 'l'), { compress: 'lossless' });
     expect(lossless.plan.steps[0]!.engines[0]).toBe('qpdf');
-    await expect(
-      runConversion({
-        input: pdf,
-        from: 'pdf',
-        to: 'pdf',
-        outDir: join(dir, 'p'),
-        options: { compress: 'screen', user_password: 'x1' },
-      }),
-    ).rejects.toThrow(/option user_password does not apply to this conversion/);
+    await expect(operate(pdf, join(dir, 'p'), { compress: 'screen', user_password: 'x1' })).rejects.toThrow(
+      /option user_password does not apply to this conversion/,
+    );
   });
 });

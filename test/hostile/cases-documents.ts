@@ -26,6 +26,26 @@ function manyPagesPdf(count: number): Buffer {
   ]);
 }
 
+/** A one-page PDF, made by Ghostscript, that opens only with the user password `user`. */
+function userPasswordPdf(): Buffer {
+  return engineMade(
+    'gs',
+    (out) => [
+      '-q',
+      '-dSAFER',
+      '-dBATCH',
+      '-dNOPAUSE',
+      '-sDEVICE=pdfwrite',
+      '-sOwnerPassword=owner',
+      '-sUserPassword=user',
+      `-sOutputFile=${out}`,
+      '-c',
+      'showpage',
+    ],
+    'pdf',
+  );
+}
+
 /** A page tree whose /Pages node lists itself among its kids. */
 function loopingPagesPdf(): Buffer {
   return pdf([
@@ -145,23 +165,7 @@ export const documentCases: HostileCase[] = [
     attack: 'a password-protected PDF (made by ghostscript) to text',
     from: 'pdf',
     to: 'txt',
-    make: () =>
-      engineMade(
-        'gs',
-        (out) => [
-          '-q',
-          '-dSAFER',
-          '-dBATCH',
-          '-dNOPAUSE',
-          '-sDEVICE=pdfwrite',
-          '-sOwnerPassword=owner',
-          '-sUserPassword=user',
-          `-sOutputFile=${out}`,
-          '-c',
-          'showpage',
-        ],
-        'pdf',
-      ),
+    make: userPasswordPdf,
     allowed: { codes: ['ENCRYPTED_DOCUMENT'] },
   },
   {
@@ -239,23 +243,7 @@ export const documentCases: HostileCase[] = [
     to: 'pdf',
     engine: 'qpdf',
     options: { password: 'not-the-password' },
-    make: () =>
-      engineMade(
-        'gs',
-        (out) => [
-          '-q',
-          '-dSAFER',
-          '-dBATCH',
-          '-dNOPAUSE',
-          '-sDEVICE=pdfwrite',
-          '-sOwnerPassword=owner',
-          '-sUserPassword=user',
-          `-sOutputFile=${out}`,
-          '-c',
-          'showpage',
-        ],
-        'pdf',
-      ),
+    make: userPasswordPdf,
     allowed: { codes: ['ENCRYPTED_DOCUMENT'] },
   },
   {
