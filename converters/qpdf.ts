@@ -41,9 +41,16 @@ const OPTIONS = {
 };
 type Options = OptionValues<typeof OPTIONS>;
 
-// Lossy compression resamples pictures: Ghostscript's pdf-pdf step does it instead.
+// Lossy compression resamples pictures and OCR reads pages: Ghostscript's and OCRmyPDF's pdf-pdf steps.
 const edges: ConversionEdge[] = [
-  { from: 'pdf', to: 'pdf', family: 'document', lossy: false, cost: 3, skipWhen: wantsLossyCompression },
+  {
+    from: 'pdf',
+    to: 'pdf',
+    family: 'document',
+    lossy: false,
+    cost: 3,
+    skipWhen: (o) => wantsLossyCompression(o) || o.ocr === true,
+  },
 ];
 
 /** Parts one split may make: each is an artifact and a ZIP entry. */

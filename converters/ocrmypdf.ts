@@ -1,0 +1,81 @@
+import { join } from 'node:path';
+import { type ConversionEdge, defineConverter } from '../src/engine/contract.js';
+import { bool, defineOption } from '../src/engine/option-kit.js';
+import { optionsFor } from '../src/engine/options.js';
+import { lang, ocr } from '../src/engine/shared-options.js';
+import { FileconvError } from '../src/errors/index.js';
+import type { FormatId } from '../src/formats/index.js';
+import { EngineProcessError, findBinary, probeBinary, runProcess } from '../src/run/process.js';
+import { assertPdfHeader } from './_pdf.js';
+
+/**
+ * OCRmyPDF: a scan becomes a searchable PDF, the page pictures kept as they are with Tesseract's
+ * text laid invisibly under them. Only with `ocr: true`; pages that already have text are left
+ * as they are (`--skip-text`), and sideways pages are turned upright.
+ */
+
+const OPTIONS = {
+  ocr,
+  lang,
+  deskew: defineOption(bool(), 'straighten pages scanned at a slant (re-encodes their pictures)'),
+};
+
+const notAsked = (o: { ocr?: unknown }) => o.ocr !== true;
+
+const edges: ConversionEdge[] = [
+  { from: 'pdf', to: 'pdf', family: 'ocr', lossy: false, cost: 40, skipWhen: notAsked },
+  ...(['png', 'jpg', 'tiff'] as FormatId[]).map(
+    (from): ConversionEdge => ({
+      from,
+      to: 'pdf',
+      family: 'ocr',
+      lossy: false,
+      cost: 40,
+      skipWhen: notAsked,
+    }),
+  ),
+];
+
+/** OCRmyPDF's exit codes that say what was wrong with the input. */
+const EXIT_ENCRYPTED = 8;
+const EXIT_BAD_INPUT = 2;
+
+export default defineConverter({
+  name: 'ocrmypdf',
+  description: 'OCRmyPDF with Tesseract: scans (PDF or images) to searchable PDFs, with `ocr: true`',
+  packages: ['ocrmypdf', 'tesseract-ocr-eng'],
+  edges,
+  options: OPTIONS,
+  concurrency: 1,
+  timeoutMs: 600_000,
+  probe: () => probeBinary(['ocrmypdf'], ['--version'], /^(\d+\.\d+(?:\.\d+)?)/),
+  async run({ edge, input, outDir, options: given }, ctx) {
+    const o = optionsFor(OPTIONS, given);
+    const binary = findBinary(['ocrmypdf']);
+    if (!binary) throw new FileconvError('CONVERT_FAILED', 'ocrmypdf is not installed.');
+    if (edge.from === 'pdf') await assertPdfHeader(input);
+    const output = join(outDir, 'output.pdf');
+    const args = ['--skip-text', '--rotate-pages', '--output-type', 'pdf', '--optimize', '1', '--jobs', '1'];
+    if (o.lang) args.push('-l', o.lang);
+    if (o.deskew) args.push('--deskew');
+    // Pictures that do not say how large they were scanned are taken as 300 dpi scans.
+    if (edge.from !== 'pdf') args.push('--image-dpi', '300');
+    ctx.log(`reading the pages with OCR (${o.lang ?? 'eng'})`);
+    try {
+      await runProcess(binary, [...args, '--', input, output], ctx, { limits: { addressSpaceBytes: null } });
+    } catch (e) {
+      if (!(e instanceof EngineProcessError)) throw e;
+      if (e.exitCode === EXIT_ENCRYPTED)
+        throw new FileconvError('ENCRYPTED_DOCUMENT', undefined, { cause: e });
+      if (e.exitCode === EXIT_BAD_INPUT)
+        throw new FileconvError('MALFORMED_DOCUMENT', 'OCRmyPDF could not read the file.', { cause: e });
+      if (/language|traineddata/i.test(e.output))
+        throw new FileconvError('INVALID_REQUEST', `Tesseract has no data for the language "${o.lang}".`, {
+          cause: e,
+        });
+      throw e;
+    }
+    ctx.progress(1);
+    return { files: [output] };
+  },
+});
