@@ -1,7 +1,9 @@
 import { open, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { StepContext } from '../src/engine/contract.js';
 import { expandPages } from '../src/engine/options.js';
 import { FileconvError } from '../src/errors/index.js';
+import { findBinary, runProcess } from '../src/run/process.js';
 
 /** Shared by the PDF engines (poppler, ghostscript): input checks, page selection and raster caps. */
 
@@ -109,4 +111,20 @@ export async function pageFilesInOrder(dir: string, ext: string): Promise<string
     .filter(({ n }) => Number.isFinite(n))
     .sort((a, b) => a.n - b.n);
   return numbered.map(({ f }) => join(dir, f));
+}
+
+/** A poppler tool (poppler-utils), which the PDF engines use to count and draw pages. */
+export function popplerTool(name: string): string {
+  const path = findBinary([name]);
+  if (!path)
+    throw new FileconvError('CONVERT_FAILED', `${name} (poppler-utils) is needed to read PDF pages.`);
+  return path;
+}
+
+/** The page count pdfinfo reads from a PDF. */
+export async function pdfPageCount(input: string, ctx: StepContext): Promise<number> {
+  const { stdout } = await runProcess(popplerTool('pdfinfo'), [input], ctx);
+  const m = /^Pages:\s+(\d+)/m.exec(stdout);
+  if (!m) throw new FileconvError('MALFORMED_DOCUMENT', 'The PDF reports no pages.');
+  return Number(m[1]);
 }

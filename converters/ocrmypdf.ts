@@ -6,7 +6,7 @@ import { lang, ocr } from '../src/engine/shared-options.js';
 import { FileconvError } from '../src/errors/index.js';
 import type { FormatId } from '../src/formats/index.js';
 import { EngineProcessError, findBinary, probeBinary, runProcess } from '../src/run/process.js';
-import { assertPdfHeader } from './_pdf.js';
+import { assertPdfHeader, MAX_RASTER_PAGES, pdfPageCount } from './_pdf.js';
 
 /**
  * OCRmyPDF: a scan becomes a searchable PDF, the page pictures kept as they are with Tesseract's
@@ -43,7 +43,7 @@ const EXIT_BAD_INPUT = 2;
 export default defineConverter({
   name: 'ocrmypdf',
   description: 'OCRmyPDF with Tesseract: scans (PDF or images) to searchable PDFs, with `ocr: true`',
-  packages: ['ocrmypdf', 'tesseract-ocr-eng'],
+  packages: ['ocrmypdf', 'tesseract-ocr-eng', 'poppler-utils'],
   edges,
   options: OPTIONS,
   concurrency: 1,
@@ -53,7 +53,16 @@ export default defineConverter({
     const o = optionsFor(OPTIONS, given);
     const binary = findBinary(['ocrmypdf']);
     if (!binary) throw new FileconvError('CONVERT_FAILED', 'ocrmypdf is not installed.');
-    if (edge.from === 'pdf') await assertPdfHeader(input);
+    if (edge.from === 'pdf') {
+      await assertPdfHeader(input);
+      // Every page is drawn and read: a bound on pages is a bound on time, as for page images.
+      const pages = await pdfPageCount(input, ctx);
+      if (pages > MAX_RASTER_PAGES)
+        throw new FileconvError(
+          'OUTPUT_TOO_LARGE',
+          `The PDF has ${pages} pages; at most ${MAX_RASTER_PAGES} are read with OCR in one conversion (split it first: the split option).`,
+        );
+    }
     const output = join(outDir, 'output.pdf');
     const args = ['--skip-text', '--rotate-pages', '--output-type', 'pdf', '--optimize', '1', '--jobs', '1'];
     if (o.lang) args.push('-l', o.lang);

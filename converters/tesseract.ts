@@ -12,6 +12,7 @@ import { dpi, lang, ocr, pages } from '../src/engine/shared-options.js';
 import { FileconvError } from '../src/errors/index.js';
 import type { FormatId } from '../src/formats/index.js';
 import { EngineProcessError, findBinary, probeBinary, runProcess } from '../src/run/process.js';
+import { pdfPageCount, popplerTool } from './_pdf.js';
 
 // Not bmp: this leptonica refuses BMPs with bitfields (what most tools write for 32-bit), so a bmp
 // goes through a png conversion first.
@@ -100,19 +101,6 @@ function classifyPdfError(e: unknown): unknown {
     return new FileconvError('MALFORMED_DOCUMENT', undefined, { cause: e });
   }
   return e;
-}
-
-function popplerTool(name: string): string {
-  const path = findBinary([name]);
-  if (!path) throw new FileconvError('CONVERT_FAILED', `${name} (poppler-utils) is needed to OCR a PDF.`);
-  return path;
-}
-
-async function pdfPageCount(input: string, ctx: StepContext): Promise<number> {
-  const { stdout } = await runProcess(popplerTool('pdfinfo'), [input], ctx);
-  const m = /^Pages:\s+(\d+)/m.exec(stdout);
-  if (!m) throw new FileconvError('MALFORMED_DOCUMENT', 'The PDF reports no pages.');
-  return Number(m[1]);
 }
 
 /** Rasterises one page to a greyscale PNG in the work folder. */

@@ -247,6 +247,16 @@ export const documentCases: HostileCase[] = [
     allowed: { codes: ['ENCRYPTED_DOCUMENT'] },
   },
   {
+    name: 'ocrmypdf: PostScript reading a local file, uploaded as PDF',
+    attack: 'a PostScript program that opens the secret file, given to OCR as a PDF',
+    from: 'pdf',
+    to: 'pdf',
+    engine: 'ocrmypdf',
+    options: { ocr: true },
+    make: (c) => `%!PS\n(${c.files.txt}) (r) file 100 string readstring pop print showpage\n`,
+    allowed: { codes: ['MALFORMED_DOCUMENT', 'FORMAT_MISMATCH'] },
+  },
+  {
     name: 'pandoc: LaTeX \\input of a local file',
     attack: '\\input and \\include of the secret file in the LaTeX reader',
     from: 'tex',

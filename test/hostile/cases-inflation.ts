@@ -132,6 +132,16 @@ export const inflationCases: HostileCase[] = [
     allowed: { codes: ['OUTPUT_TOO_LARGE'] },
   },
   {
+    name: 'inflate: PDF of 10,000 real blank pages made searchable with OCR',
+    attack: 'ocrmypdf asked to draw and read 10,000 pages (page cap, checked before any page is read)',
+    from: 'pdf',
+    to: 'pdf',
+    engine: 'ocrmypdf',
+    options: { ocr: true },
+    make: () => blankPagesPdf(10_000),
+    allowed: { codes: ['OUTPUT_TOO_LARGE'] },
+  },
+  {
     name: 'inflate: SVG with a 100,000 px canvas to PNG',
     attack: 'a one-rectangle SVG declaring a 100000 x 100000 canvas: 40 GB of pixels (render cap)',
     from: 'svg',
