@@ -24,7 +24,17 @@ import {
   UsageError,
 } from './convert-io.js';
 
-interface ConvertFlags {
+/** Flags that are options by another name: `--pages 2-5` is `-O pages=2-5`. */
+interface OperationFlags {
+  pages?: string;
+  rotate?: string;
+  compress?: string | true;
+  ocr?: boolean;
+  lang?: string;
+  password?: string;
+}
+
+interface ConvertFlags extends OperationFlags {
   to?: string;
   output?: string;
   option: string[];
@@ -54,6 +64,12 @@ export function register(program: Command): void {
       collect,
       [],
     )
+    .option('--pages <ranges>', 'pages to keep or convert, like 1-3,5 (-O pages=...)')
+    .option('--rotate <degrees>', 'turn PDF pages clockwise: 90, 180 or 270 (-O rotate=...)')
+    .option('--compress [preset]', 'make a PDF smaller: lossless, printer, ebook (the default) or screen')
+    .option('--ocr', 'read pages with OCR: to pdf, a searchable PDF (-O ocr=true)')
+    .option('--lang <codes>', 'OCR languages, like eng+deu (-O lang=...)')
+    .option('--password <password>', 'the password of a protected PDF (-O password=...)')
     .option('--from <format>', 'source format, instead of detecting it')
     .option('--json', 'one JSON result per input per line (also the default when stdout is not a terminal)')
     .option('--concurrency <n>', 'inputs converted at once', '2')
@@ -66,6 +82,19 @@ export function register(program: Command): void {
       process.exitCode = await convertCommand(inputs, flags).finally(closeEngines);
     });
   exitWithUsageCode(cmd);
+}
+
+/** The operation flags given, as the options they stand for (checked with every other option). */
+function operationOptions(flags: OperationFlags): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (flags.pages !== undefined) out.pages = flags.pages;
+  if (flags.rotate !== undefined) out.rotate = flags.rotate;
+  // `--compress` alone is what people mean before mailing a PDF: pictures at 150 dpi.
+  if (flags.compress !== undefined) out.compress = flags.compress === true ? 'ebook' : flags.compress;
+  if (flags.ocr) out.ocr = 'true';
+  if (flags.lang !== undefined) out.lang = flags.lang;
+  if (flags.password !== undefined) out.password = flags.password;
+  return out;
 }
 
 function collect(value: string, previous: string[]): string[] {
@@ -81,7 +110,7 @@ async function convertCommand(args: string[], flags: ConvertFlags): Promise<numb
   const concurrency = Number(flags.concurrency);
   try {
     target = resolveTarget(args, { to: flags.to, output: flags.output });
-    options = parseOptionPairs(flags.option);
+    options = { ...operationOptions(flags), ...parseOptionPairs(flags.option) };
     to = knownFormat(target.to);
     from = flags.from === undefined ? undefined : knownFormat(flags.from);
     if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 64) {

@@ -108,6 +108,15 @@ describe('fileconv catalog', () => {
     expect(execFileSync('pdftotext', [join(dir, 'report_2.pdf'), '-'], { encoding: 'utf8' })).toMatch(
       /^\s*Bravo page two\s*$/,
     );
+    // The operation flags are the same options by another name.
+    const flagged = await fileconv(
+      ['convert', 'report.pdf', '--to', 'pdf', '--pages', '1', '--rotate', '90', '-o', 'turned.pdf'],
+      dir,
+    );
+    expect(flagged.exitCode, flagged.stderr).toBe(0);
+    const info = execFileSync('pdfinfo', [join(dir, 'turned.pdf')], { encoding: 'utf8' });
+    expect(info).toMatch(/^Pages:\s+1$/m);
+    expect(info).toMatch(/^Page rot:\s+90$/m);
     const listed = await fileconv(['catalog', '--from', 'pdf', '--to', 'pdf', '--json'], dir);
     const [pair] = (JSON.parse(listed.stdout) as { conversions: { key: string; options: string[] }[] })
       .conversions;
