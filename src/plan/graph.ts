@@ -247,7 +247,15 @@ function sameFormatPath(
   format: FormatId,
   options: ConversionOptions = {},
 ): Candidate | undefined {
-  const offers = (graph.same.get(format) ?? []).filter((o) => !o.edge.skipWhen?.(options));
+  const left = (graph.same.get(format) ?? []).filter((o) => !o.edge.skipWhen?.(options));
+  // The engines of an operation are alternatives, not a chain: one that runs must honour every
+  // option asked of the step. When none honours them all, the best one alone is planned, and the
+  // options it lacks are refused (planWithOptions) rather than silently left undone.
+  const asked = Object.keys(options).filter((n) =>
+    left.some((o) => edgeOptionNames(o.converter, o.edge).includes(n)),
+  );
+  const complete = left.filter((o) => asked.every((n) => edgeOptionNames(o.converter, o.edge).includes(n)));
+  const offers = complete.length > 0 ? complete : left.slice(0, 1);
   const best = offers[0];
   if (!best) return undefined;
   return {

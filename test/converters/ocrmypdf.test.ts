@@ -84,6 +84,20 @@ describe('ocrmypdf converter', () => {
     expect(recall(pdfText(result.files[0]!.path))).toBeGreaterThanOrEqual(0.9);
   });
 
+  it('refuses OCR with lossy compression in one request rather than doing only one of them', async () => {
+    const dir = tempDir();
+    const pdf = await textPdf(dir, ['Only page']);
+    await expect(
+      runConversion({
+        input: pdf,
+        from: 'pdf',
+        to: 'pdf',
+        outDir: join(dir, 'out'),
+        options: { ocr: true, compress: 'ebook' },
+      }),
+    ).rejects.toThrow(/option (ocr|compress) does not apply to this conversion/);
+  });
+
   it('leaves pages that already have text as they were', async () => {
     const dir = tempDir();
     const pdf = await textPdf(dir, ['Alpha page one', 'Bravo page two']);
