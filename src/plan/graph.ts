@@ -276,7 +276,11 @@ export function buildCatalog(engines: PlannerEngines): Plan[] {
   }
   for (const format of graph.same.keys()) {
     const same = sameFormatPath(graph, format);
-    if (same) plans.push(toPlan(same));
+    if (!same) continue;
+    const plan = toPlan(same);
+    // Engines that join only when asked (OCRmyPDF for `ocr`) still list what the operation can do.
+    const every = (graph.same.get(format) ?? []).map((o) => edgeOptionNames(o.converter, o.edge));
+    plans.push({ ...plan, options: sortedUnion([plan.options, ...every]) });
   }
   return plans.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
 }

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import type { ConversionEdge, Converter } from '../../src/engine/contract.js';
 import { buildCatalog, planConversion } from '../../src/plan/graph.js';
 import { upperEngine } from '../run/engines.js';
@@ -115,5 +116,21 @@ describe('buildCatalog', () => {
     const engines = [engine('a', [e('txt', 'md', 1), e('md', 'html', 1), e('html', 'txt', 1)])];
     const keys = buildCatalog(engines).map((p) => p.key);
     expect(keys).toEqual(['html-md', 'html-txt', 'md-html', 'md-txt', 'txt-html', 'txt-md']);
+  });
+});
+
+describe('buildCatalog options of an operation that keeps the format', () => {
+  it('lists the options of an engine that joins only when asked (like OCRmyPDF for ocr)', () => {
+    const pages = { schema: z.string(), description: 'pages' };
+    const ocr = { schema: z.boolean(), description: 'ocr' };
+    const plain = { ...engine('plain', [e('pdf', 'pdf', 1)]), options: { pages } };
+    const reader = {
+      ...engine('reader', [e('pdf', 'pdf', 40, { skipWhen: (o) => o.ocr !== true })]),
+      options: { ocr },
+    };
+    const plan = buildCatalog([plain, reader]).find((p) => p.key === 'pdf-pdf');
+    // The usual route is the plain engine alone; the catalog still says `ocr` can be asked.
+    expect(plan?.steps[0]?.engines).toEqual(['plain']);
+    expect(plan?.options).toEqual(['ocr', 'pages']);
   });
 });
