@@ -29,6 +29,23 @@ export interface CatalogEntry {
   family: string;
   lossy: boolean;
   steps: Array<{ from: string; to: string; engine: string }>;
+  /** The options some step of this conversion honours. */
+  options?: string[];
+}
+
+/** The part of a JSON Schema the page reads to draw a field for an option. */
+export interface OptionSchema {
+  type?: string;
+  enum?: Array<string | number>;
+  anyOf?: OptionSchema[];
+  minimum?: number;
+  maximum?: number;
+  examples?: unknown[];
+  description?: string;
+}
+
+interface OpenApiDocument {
+  components?: { schemas?: Record<string, { properties?: Record<string, OptionSchema> }> };
 }
 
 export interface Artifact {
@@ -157,9 +174,10 @@ function quoteFilename(name: string): string {
 /**
  * Builds the multipart body by hand so the meta part carries `Content-Type: application/json`
  * without a filename, exactly as `curl -F 'meta=...;type=application/json'` sends it.
- * The file itself is passed through as a Blob, never read into memory.
+ * The files themselves are passed through as Blobs, never read into memory; several `file` parts
+ * (a merge) go in the order given.
  */
-function multipart(parts: { meta?: ConvertMeta; file?: File }): { body: Blob; type: string } {
+function multipart(parts: { meta?: ConvertMeta; files?: readonly File[] }): { body: Blob; type: string } {
   const boundary = `----fileconv${crypto.getRandomValues(new Uint32Array(4)).join('')}`;
   const chunks: BlobPart[] = [];
   if (parts.meta) {
@@ -169,11 +187,11 @@ function multipart(parts: { meta?: ConvertMeta; file?: File }): { body: Blob; ty
       '\r\n',
     );
   }
-  if (parts.file) {
+  for (const file of parts.files ?? []) {
     chunks.push(
-      `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${quoteFilename(parts.file.name)}"\r\n` +
-        `Content-Type: ${parts.file.type || 'application/octet-stream'}\r\n\r\n`,
-      parts.file,
+      `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${quoteFilename(file.name)}"\r\n` +
+        `Content-Type: ${file.type || 'application/octet-stream'}\r\n\r\n`,
+      file,
       '\r\n',
     );
   }
@@ -185,8 +203,14 @@ export const api = {
   conversions: () => call<{ conversions: Conversion[] }>('/api/public/conversions'),
   catalog: () => call<{ keys: Record<string, CatalogEntry> }>('/api/public/catalog'),
 
+  /** Every option's JSON Schema, from the OpenAPI document's `ConversionOptions`. */
+  async optionSchemas(): Promise<Record<string, OptionSchema>> {
+    const document = await call<OpenApiDocument>('/openapi.json');
+    return document.components?.schemas?.ConversionOptions?.properties ?? {};
+  },
+
   detect(file: File): Promise<DetectResponse> {
-    const { body, type } = multipart({ file });
+    const { body, type } = multipart({ files: [file] });
     return call('/api/public/detect', {
       method: 'POST',
       body,
@@ -195,8 +219,9 @@ export const api = {
     });
   },
 
-  convert(meta: ConvertMeta, file?: File): Promise<{ request_id: string; status: string }> {
-    const { body, type } = multipart({ meta, file });
+  /** One conversion: no file (a source URL), one file, or several taken in order (a merge). */
+  convert(meta: ConvertMeta, files: readonly File[] = []): Promise<{ request_id: string; status: string }> {
+    const { body, type } = multipart({ meta, files });
     return call('/api/public/convert', {
       method: 'POST',
       body,

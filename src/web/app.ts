@@ -1,9 +1,11 @@
 import { ApiError, api, type ConvertMeta, credentials, type RequestState } from './api.js';
+import { BatchView } from './batch-view.js';
 import { Catalog } from './catalog.js';
 import { curlCommands } from './curl-view.js';
 import { DetectView } from './detect-view.js';
 import { byId, clear, h } from './dom.js';
 import { errorNotice, type NoticeAction, warningNotice } from './notice.js';
+import { PdfToolsView } from './pdf-tools.js';
 import { describe, RecentView } from './recent-view.js';
 import { ResultView, toApiError } from './result-view.js';
 import { TargetView } from './target-view.js';
@@ -16,15 +18,71 @@ interface PageState {
   last: { meta: ConvertMeta; file?: File } | null;
 }
 
+interface SubmitExtras {
+  /** Compare the result's size with the input's (compression). */
+  compareSize?: boolean;
+}
+
 const state: PageState = { catalog: Catalog.empty(), file: null, source: null, last: null };
 
-const targetView = new TargetView(byId('target-panel'), { convert: (key) => void convertFile(key) });
+const targetView = new TargetView(byId('target-panel'), {
+  convert: (key, options) => void convertFile(key, options),
+});
+const pdfTools = new PdfToolsView(byId('pdf-tools'), {
+  run(tool, options) {
+    if (!state.file) return;
+    const file = state.file;
+    showCurl(file.name, 'pdf-pdf');
+    void submit({ conversion: 'pdf-pdf', options }, file, `${file.name}: ${tool.title.toLowerCase()}`, {
+      compareSize: tool.compareSize,
+    });
+  },
+});
 const detectView = new DetectView(byId('detect-panel'), {
   sourceChanged(source) {
     state.source = source;
-    targetView.show(source, state.catalog);
+    showSourceTools(source);
   },
 });
+const batchView = new BatchView(
+  byId('batch-panel'),
+  () => state.catalog,
+  () => void recentView.refresh(),
+);
+
+/** The targets of a source format and, for a PDF, its tools. */
+function showSourceTools(source: string): void {
+  targetView.show(source, state.catalog);
+  const section = byId('pdf-tools-section');
+  if (source === 'pdf') {
+    pdfTools.show(state.catalog);
+    section.hidden = byId('pdf-tools').hidden;
+  } else {
+    pdfTools.hide();
+    section.hidden = true;
+  }
+}
+
+/** One file shows its check, targets and tools; several show the list of files instead. */
+function showMode(several: boolean): void {
+  for (const card of Array.from(document.querySelectorAll<HTMLElement>('section.single')))
+    card.hidden = several;
+  byId('batch-section').hidden = !several;
+  if (several) return;
+  byId('pdf-tools-section').hidden = state.source !== 'pdf' || byId('pdf-tools').hidden;
+}
+
+function chooseFiles(files: readonly File[]): void {
+  if (files.length === 0) return;
+  if (files.length === 1) {
+    showMode(false);
+    void checkFile(files[0]!);
+    return;
+  }
+  state.file = null;
+  showMode(true);
+  batchView.show(files);
+}
 const resultView = new ResultView(byId('result-panel'), {
   actionsFor: ocrActions,
   settled: () => void recentView.refresh(),
@@ -45,6 +103,7 @@ function extensionOf(name: string): string {
 async function checkFile(file: File): Promise<void> {
   state.file = file;
   state.source = null;
+  showSourceTools('');
   detectView.showChecking(file);
   targetView.reset('Waiting for the file check…');
   try {
@@ -52,7 +111,7 @@ async function checkFile(file: File): Promise<void> {
     if (state.file !== file) return;
     state.source = report.detected;
     detectView.showReport(file, report, state.catalog.sources());
-    targetView.show(report.detected, state.catalog);
+    showSourceTools(report.detected);
   } catch (error) {
     if (state.file !== file) return;
     // Without a check the visitor can still convert, trusting the file's name.
@@ -63,7 +122,7 @@ async function checkFile(file: File): Promise<void> {
     if (state.catalog.sources().includes(guess)) {
       state.source = guess;
       panel.append(h('p', { class: 'meta', text: `Going by its name, this is ${guess}.` }));
-      targetView.show(guess, state.catalog);
+      showSourceTools(guess);
     } else {
       targetView.reset('Check the file again to see what it can become.');
     }
@@ -71,13 +130,18 @@ async function checkFile(file: File): Promise<void> {
   void recentView.refresh();
 }
 
-async function submit(meta: ConvertMeta, file: File | undefined, label: string): Promise<void> {
+async function submit(
+  meta: ConvertMeta,
+  file: File | undefined,
+  label: string,
+  extras: SubmitExtras = {},
+): Promise<void> {
   state.last = { meta, file };
   resultView.showBusy(file ? `Uploading ${file.name}…` : 'Fetching the file from its address…');
   targetView.setBusy(true);
   try {
-    const accepted = await api.convert(meta, file);
-    void resultView.track(accepted.request_id, label);
+    const accepted = await api.convert(meta, file ? [file] : []);
+    void resultView.track(accepted.request_id, label, extras.compareSize ? file?.size : undefined);
   } catch (error) {
     resultView.showError(toApiError(error));
   } finally {
@@ -86,10 +150,12 @@ async function submit(meta: ConvertMeta, file: File | undefined, label: string):
   }
 }
 
-async function convertFile(key: string): Promise<void> {
+async function convertFile(key: string, options: Record<string, unknown>): Promise<void> {
   if (!state.file) return;
   showCurl(state.file.name, key);
-  await submit({ conversion: key }, state.file, `${state.file.name}: ${describe(key)}`);
+  const meta: ConvertMeta = { conversion: key };
+  if (Object.keys(options).length > 0) meta.options = options;
+  await submit(meta, state.file, `${state.file.name}: ${describe(key)}`);
 }
 
 /** A scan has no text layer: offer the same conversion again with OCR (the `ocr` option). */
@@ -116,8 +182,7 @@ function wireDropZone(): void {
   const input = byId<HTMLInputElement>('file-input');
   byId('choose-file').addEventListener('click', () => input.click());
   input.addEventListener('change', () => {
-    const file = input.files?.[0];
-    if (file) void checkFile(file);
+    chooseFiles(Array.from(input.files ?? []));
     input.value = '';
   });
   zone.addEventListener('dragenter', (event) => {
@@ -135,8 +200,7 @@ function wireDropZone(): void {
   zone.addEventListener('drop', (event) => {
     event.preventDefault();
     zone.dataset.state = 'idle';
-    const file = event.dataTransfer?.files?.[0];
-    if (file) void checkFile(file);
+    chooseFiles(Array.from(event.dataTransfer?.files ?? []));
   });
   // A file dropped beside the zone must not make the browser navigate away from the page.
   for (const type of ['dragover', 'drop']) window.addEventListener(type, (event) => event.preventDefault());
@@ -200,7 +264,7 @@ async function start(): Promise<void> {
     state.catalog = await Catalog.load();
     fillUrlTargets();
     document.body.dataset.ready = 'true';
-    if (state.file && state.source) targetView.show(state.source, state.catalog);
+    if (state.file && state.source) showSourceTools(state.source);
   } catch (error) {
     const panel = byId('target-panel');
     clear(panel);

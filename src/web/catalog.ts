@@ -1,19 +1,28 @@
-import { api, type CatalogEntry, type Conversion } from './api.js';
+import { api, type CatalogEntry, type Conversion, type OptionSchema } from './api.js';
 
-/** The conversions the server offers, with the lossy marks from its build manifest. */
+/**
+ * The conversions the server offers, with the lossy marks and declared options from its build
+ * manifest, and each option's JSON Schema from its OpenAPI document.
+ */
 export class Catalog {
   private constructor(
     readonly conversions: Conversion[],
     private readonly keys: Record<string, CatalogEntry>,
+    private readonly schemas: Record<string, OptionSchema>,
   ) {}
 
   static async load(): Promise<Catalog> {
-    const [conversions, manifest] = await Promise.all([api.conversions(), api.catalog()]);
-    return new Catalog(conversions.conversions ?? [], manifest.keys ?? {});
+    const [conversions, manifest, schemas] = await Promise.all([
+      api.conversions(),
+      api.catalog(),
+      // Without the schemas every option is still offered, as a plain text field.
+      api.optionSchemas().catch(() => ({})),
+    ]);
+    return new Catalog(conversions.conversions ?? [], manifest.keys ?? {}, schemas);
   }
 
   static empty(): Catalog {
-    return new Catalog([], {});
+    return new Catalog([], {}, {});
   }
 
   sources(): string[] {
@@ -22,6 +31,15 @@ export class Catalog {
 
   targets(): string[] {
     return [...new Set(this.conversions.map((c) => c.to))].sort();
+  }
+
+  /** The targets a source format can become. */
+  targetsOf(source: string): string[] {
+    return this.conversions.filter((c) => c.from === source).map((c) => c.to);
+  }
+
+  has(key: string): boolean {
+    return this.conversions.some((c) => c.key === key);
   }
 
   /** Conversions from one source format, grouped by family, families and targets sorted by name. */
@@ -40,5 +58,14 @@ export class Catalog {
 
   isLossy(key: string): boolean {
     return this.keys[key]?.lossy === true;
+  }
+
+  /** The options the server declares for a conversion key. */
+  optionsOf(key: string): string[] {
+    return this.keys[key]?.options ?? [];
+  }
+
+  schemaOf(option: string): OptionSchema {
+    return this.schemas[option] ?? {};
   }
 }

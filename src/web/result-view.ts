@@ -54,7 +54,7 @@ export class ResultView {
   }
 
   /** Polls the request every second until it settles; a newer call stops an older loop. */
-  async track(requestId: string, label: string): Promise<void> {
+  async track(requestId: string, label: string, sizeBefore?: number): Promise<void> {
     const generation = ++this.generation;
     const parts = this.layout(requestId, label);
     let failuresInARow = 0;
@@ -79,7 +79,7 @@ export class ResultView {
       if (generation !== this.generation) return;
       await this.refreshTimeline(requestId, parts, generation);
       if (generation !== this.generation) return;
-      this.render(state, parts, label);
+      this.render(state, parts, label, sizeBefore);
       if (state.status !== 'running') {
         this.hooks.settled(state);
         return;
@@ -135,14 +135,14 @@ export class ResultView {
     parts.timeline.scrollTop = parts.timeline.scrollHeight;
   }
 
-  private render(state: RequestState, parts: TrackingParts, label: string): void {
+  private render(state: RequestState, parts: TrackingParts, label: string, sizeBefore?: number): void {
     const progress = state.progress ?? {};
     this.root.dataset.status = state.status;
     if (state.status === 'succeeded') {
       parts.status.textContent = `Done: ${label}`;
       parts.bar.value = 100;
       parts.stage.textContent = 'Your files are ready. Links work for 24 hours.';
-      parts.outcome.replaceChildren(artifactList(state.artifacts ?? []));
+      parts.outcome.replaceChildren(artifactList(state.artifacts ?? [], sizeBefore));
       return;
     }
     if (state.status === 'failed') {
@@ -161,7 +161,7 @@ export class ResultView {
   }
 }
 
-function artifactList(artifacts: Artifact[]): HTMLElement {
+export function artifactList(artifacts: Artifact[], sizeBefore?: number): HTMLElement {
   // With several files the server adds one `zip` holding them all; offer it first.
   const ordered = [...artifacts].sort((a, b) => Number(b.name === 'zip') - Number(a.name === 'zip'));
   return h(
@@ -188,6 +188,7 @@ function artifactList(artifacts: Artifact[]): HTMLElement {
         h('a', { attrs: { href, download: '' }, text: `Download ${title}` }),
         h('span', { class: 'meta', text: details }),
         ...keptLine(artifact),
+        ...sizeLine(artifact, sizeBefore),
         h('span', { class: 'meta', text: `until ${formatLocalTime(artifact.expires_at)}` }),
       );
     }),
@@ -200,8 +201,22 @@ function keptLine(artifact: Artifact): HTMLElement[] {
   return kept ? [h('span', { class: 'meta kept', attrs: { 'data-checks': '' }, text: kept })] : [];
 }
 
+/** "12.0 MB → 1.1 MB, 91% smaller": the input's size against the artifact's, for compression. */
+function sizeLine(artifact: Artifact, before: number | undefined): HTMLElement[] {
+  if (before === undefined || artifact.size === undefined || artifact.name === 'zip') return [];
+  const change = before > 0 ? Math.round((1 - artifact.size / before) * 100) : 0;
+  const verdict = change > 0 ? `${change}% smaller` : change < 0 ? `${-change}% larger` : 'the same size';
+  return [
+    h('span', {
+      class: 'meta size-change',
+      attrs: { 'data-size-before': String(before), 'data-size-after': String(artifact.size) },
+      text: `${formatBytes(before)} → ${formatBytes(artifact.size)}, ${verdict}`,
+    }),
+  ];
+}
+
 /** Only http(s) links from the API become clickable; anything else is dropped. */
-function safeHref(url: string | undefined): string | null {
+export function safeHref(url: string | undefined): string | null {
   if (!url) return null;
   try {
     const parsed = new URL(url, location.href);

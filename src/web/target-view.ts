@@ -1,6 +1,7 @@
 import type { Conversion } from './api.js';
 import type { Catalog } from './catalog.js';
 import { clear, h } from './dom.js';
+import { type OptionForm, optionForm } from './option-fields.js';
 
 const FAMILY_LABELS: Record<string, string> = {
   ocr: 'Text recognition (OCR)',
@@ -8,8 +9,24 @@ const FAMILY_LABELS: Record<string, string> = {
 };
 
 export interface TargetViewHooks {
-  convert(conversionKey: string): void;
+  convert(conversionKey: string, options: Record<string, unknown>): void;
 }
+
+/**
+ * Options about the printed page, shown open when the chosen conversion declares them; every other
+ * option it declares waits behind "More options". Only the grouping is fixed here: which options
+ * there are, and their fields, come from the server.
+ */
+export const PAGE_OPTIONS: readonly string[] = [
+  'paper',
+  'orientation',
+  'landscape',
+  'margin',
+  'scale',
+  'single_page_sheets',
+  'fit_width',
+  'print_background',
+];
 
 /**
  * The targets most people ask for, in the order they are offered. Those a source has come first;
@@ -35,6 +52,8 @@ export const USUAL_TARGETS: readonly string[] = [
 
 /** The target formats for one source: the usual ones first, the rest by family behind "more". */
 export class TargetView {
+  private options: OptionForm | null = null;
+
   constructor(
     private readonly root: HTMLElement,
     private readonly hooks: TargetViewHooks,
@@ -115,6 +134,16 @@ export class TargetView {
     }
     const first = form.querySelector<HTMLInputElement>('input[name="conversion"]');
     if (first) first.checked = true;
+    const optionsBox = h('div', { class: 'conversion-options', attrs: { id: 'conversion-options' } });
+    form.append(optionsBox);
+    const showOptions = () => {
+      const chosen = form.querySelector<HTMLInputElement>('input[name="conversion"]:checked');
+      this.showOptions(optionsBox, chosen?.value ?? '', catalog);
+    };
+    form.addEventListener('change', (event) => {
+      if ((event.target as HTMLElement).getAttribute('name') === 'conversion') showOptions();
+    });
+    showOptions();
     const button = h('button', {
       class: 'primary',
       attrs: { type: 'submit', id: 'convert-button' },
@@ -124,9 +153,41 @@ export class TargetView {
     form.addEventListener('submit', (event) => {
       event.preventDefault();
       const chosen = form.querySelector<HTMLInputElement>('input[name="conversion"]:checked');
-      if (chosen) this.hooks.convert(chosen.value);
+      if (chosen) this.hooks.convert(chosen.value, this.options?.read() ?? {});
     });
     this.root.append(form);
+  }
+
+  /** The chosen conversion's declared options: page layout open, the rest folded away. */
+  private showOptions(box: HTMLElement, key: string, catalog: Catalog): void {
+    clear(box);
+    const names = catalog.optionsOf(key);
+    const page = names
+      .filter((n) => PAGE_OPTIONS.includes(n))
+      .sort((a, b) => PAGE_OPTIONS.indexOf(a) - PAGE_OPTIONS.indexOf(b));
+    const rest = names.filter((n) => !PAGE_OPTIONS.includes(n));
+    this.options = optionForm([...page, ...rest], catalog, 'opt');
+    const fields = this.options.fields;
+    if (page.length > 0) {
+      box.append(
+        h(
+          'fieldset',
+          { class: 'options page-options', attrs: { 'data-options': 'page' } },
+          h('legend', { text: 'Page' }),
+          h('div', { class: 'option-grid' }, ...fields.slice(0, page.length)),
+        ),
+      );
+    }
+    if (rest.length > 0) {
+      box.append(
+        h(
+          'details',
+          { class: 'more-options', attrs: { 'data-options': 'more' } },
+          h('summary', { text: `More options (${rest.length})` }),
+          h('div', { class: 'option-grid' }, ...fields.slice(page.length)),
+        ),
+      );
+    }
   }
 
   setBusy(busy: boolean): void {

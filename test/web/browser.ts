@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { type Browser, chromium } from 'playwright-core';
+import { type Browser, chromium, type Page } from 'playwright-core';
+import { expect } from 'vitest';
 
 const CHROMIUM = process.env.FILECONV_CHROMIUM ?? '/usr/bin/chromium';
 
@@ -29,3 +30,36 @@ export function screenshotPath(name: string): string {
 
 export const DESKTOP = { width: 1280, height: 800 };
 export const PHONE = { width: 375, height: 740 };
+
+/**
+ * Opens the page in a fresh context and waits for its catalog; `finish` closes it and fails the
+ * test on any script error the page threw meanwhile.
+ */
+export function pageHarness(browser: () => Browser, baseUrl: () => string) {
+  const pageErrors = new WeakMap<Page, string[]>();
+  return {
+    async open(
+      viewport = DESKTOP,
+      colorScheme: 'light' | 'dark' = 'light',
+      url = baseUrl(),
+      beforeLoad?: (page: Page) => void,
+    ): Promise<Page> {
+      const context = await browser().newContext({ viewport, colorScheme, acceptDownloads: true });
+      const page = await context.newPage();
+      beforeLoad?.(page);
+      const errors: string[] = [];
+      pageErrors.set(page, errors);
+      page.on('pageerror', (error) => errors.push(error.message));
+      await page.goto(url);
+      await page.waitForSelector('body[data-ready]', { timeout: 90_000 });
+      // 'error' means the catalog could not be loaded; the target panel says why.
+      const reason = (await page.textContent('#target-panel')) ?? '';
+      expect(await page.getAttribute('body', 'data-ready'), reason).toBe('true');
+      return page;
+    },
+    async finish(page: Page): Promise<void> {
+      await page.context().close();
+      expect(pageErrors.get(page)).toEqual([]);
+    },
+  };
+}

@@ -12,7 +12,7 @@ import { detect } from '../../src/detect/index.js';
 import { runConversion } from '../../src/run/runner.js';
 import { reportPdf } from '../helpers/layout-pdf.js';
 import { SETUP_TITLES, type Setup, type SetupName, setupMissing, startSetup } from '../support/setups.js';
-import { DESKTOP, launchBrowser, PHONE, SCREENSHOT_DIR, screenshotPath } from './browser.js';
+import { DESKTOP, launchBrowser, PHONE, pageHarness, SCREENSHOT_DIR, screenshotPath } from './browser.js';
 import { type RunningServer, startServer } from './server.js';
 
 export function webPageSuite(setupName: SetupName): void {
@@ -27,33 +27,12 @@ export function webPageSuite(setupName: SetupName): void {
     let scratch: string;
     let png: Buffer;
 
-    const pageErrors = new WeakMap<Page, string[]>();
-
-    /** Closes the page's context; a script error in the page fails the test. */
-    async function finish(page: Page): Promise<void> {
-      await page.context().close();
-      expect(pageErrors.get(page)).toEqual([]);
-    }
-
-    async function openPage(
-      viewport = DESKTOP,
-      colorScheme: 'light' | 'dark' = 'light',
-      url = server.url,
-      beforeLoad?: (page: Page) => void,
-    ): Promise<Page> {
-      const context = await browser.newContext({ viewport, colorScheme, acceptDownloads: true });
-      const page = await context.newPage();
-      beforeLoad?.(page);
-      const errors: string[] = [];
-      pageErrors.set(page, errors);
-      page.on('pageerror', (error) => errors.push(error.message));
-      await page.goto(url);
-      await page.waitForSelector('body[data-ready]', { timeout: 90_000 });
-      // 'error' means the catalog could not be loaded; the target panel says why.
-      const reason = (await page.textContent('#target-panel')) ?? '';
-      expect(await page.getAttribute('body', 'data-ready'), reason).toBe('true');
-      return page;
-    }
+    const harness = pageHarness(
+      () => browser,
+      () => server.url,
+    );
+    const openPage = harness.open;
+    const finish = harness.finish;
 
     async function targetFor(source: string): Promise<string> {
       const response = await fetch(`${server.url}/api/public/conversions`);

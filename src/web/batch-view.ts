@@ -1,0 +1,353 @@
+import { ApiError, type Artifact, api, type RequestState } from './api.js';
+import type { Catalog } from './catalog.js';
+import { clear, h } from './dom.js';
+import { formatBytes, formatPercent } from './format.js';
+import { errorNotice } from './notice.js';
+import { artifactList, safeHref, toApiError } from './result-view.js';
+import { USUAL_TARGETS } from './target-view.js';
+import { buildZip, entryNames, saveBlob, type ZipSource } from './zip-download.js';
+
+const POLL_INTERVAL_MS = 1000;
+/** Uploads at once: enough to keep the server busy, few enough not to starve the polls. */
+const PARALLEL_UPLOADS = 3;
+
+interface Chosen {
+  file: File;
+  /** What the server detected (or the name says), once known. */
+  source: string | null;
+}
+
+interface Row {
+  /** The start of every result's name in the ZIP: the input's name without its extension. */
+  base: string;
+  element: HTMLLIElement;
+  bar: HTMLProgressElement;
+  status: HTMLElement;
+  outcome: HTMLElement;
+  artifacts: Artifact[];
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+function stem(name: string): string {
+  const dot = name.lastIndexOf('.');
+  return dot > 0 ? name.slice(0, dot) : name;
+}
+
+function extensionOf(name: string): string {
+  const dot = name.lastIndexOf('.');
+  return dot > 0 ? name.slice(dot + 1).toLowerCase() : '';
+}
+
+/** A result's file name: "report.pdf", or "report-2.pdf" for the second part of a split. */
+function resultName(base: string, artifact: Artifact): string {
+  const part = /-(\d+)$/.exec(artifact.name)?.[1];
+  const format = artifact.format ?? artifact.name.replace(/-\d+$/, '');
+  return `${base}${part ? `-${part}` : ''}.${format}`;
+}
+
+/** The files a request made, without the server's own ZIP when it also lists them one by one. */
+function filesOf(artifacts: readonly Artifact[]): Artifact[] {
+  const files = artifacts.filter((a) => a.name !== 'zip' && !a.expired);
+  return files.length > 0 ? files : artifacts.filter((a) => !a.expired);
+}
+
+/**
+ * Several files at once: each converted by its own request with its own progress row, or all
+ * merged into one PDF by one request, in the order the visitor sets; then one ZIP of every result.
+ */
+export class BatchView {
+  private files: Chosen[] = [];
+  private rows: Row[] = [];
+  private generation = 0;
+  private readonly list = h('ol', {
+    class: 'batch-files',
+    attrs: { id: 'batch-files', 'aria-label': 'Chosen files, in order' },
+  });
+  private readonly target = h('select', { attrs: { id: 'batch-target' } });
+  private readonly convertButton = h('button', {
+    class: 'primary',
+    attrs: { type: 'submit', id: 'batch-convert' },
+    text: 'Convert all',
+  });
+  private readonly mergeButton = h('button', {
+    attrs: { type: 'button', id: 'merge-button' },
+    text: 'Merge into one PDF',
+  });
+  private readonly results = h('ul', {
+    class: 'batch-results',
+    attrs: { id: 'batch-results', 'aria-label': 'Results' },
+  });
+  private readonly zipButton = h('button', {
+    attrs: { type: 'button', id: 'download-zip', hidden: '' },
+    text: 'Download all (ZIP)',
+  });
+  private readonly zipStatus = h('p', { class: 'meta', attrs: { id: 'zip-status', role: 'status' } });
+
+  constructor(
+    private readonly root: HTMLElement,
+    private readonly catalog: () => Catalog,
+    private readonly settled: () => void,
+  ) {
+    const form = h(
+      'form',
+      { class: 'batch-actions', attrs: { id: 'batch-form' } },
+      h('label', { attrs: { for: 'batch-target' }, text: 'Convert each to' }),
+      this.target,
+      this.convertButton,
+      this.mergeButton,
+    );
+    form.addEventListener('submit', (event) => {
+      event.preventDefault();
+      void this.convertAll();
+    });
+    this.mergeButton.addEventListener('click', () => void this.merge());
+    this.zipButton.addEventListener('click', () => void this.downloadAll());
+    this.root.append(
+      h('p', {
+        class: 'hint',
+        text: 'Each file is converted on its own. Merging puts them all into one PDF, in this order.',
+      }),
+      this.list,
+      form,
+      this.results,
+      h('div', { class: 'zip-row' }, this.zipButton, this.zipStatus),
+    );
+  }
+
+  /** Takes a new set of files: lists them, checks what each is, and offers their common targets. */
+  show(files: readonly File[]): void {
+    this.generation++;
+    this.files = files.map((file) => ({ file, source: null }));
+    this.rows = [];
+    clear(this.results);
+    this.zipButton.hidden = true;
+    this.zipStatus.textContent = '';
+    this.renderList();
+    void this.detectAll(this.generation);
+  }
+
+  private async detectAll(generation: number): Promise<void> {
+    this.convertButton.disabled = true;
+    this.fillTargets();
+    for (const chosen of this.files) {
+      try {
+        chosen.source = (await api.detect(chosen.file)).report.detected;
+      } catch {
+        // Without a check the name is all there is to go by.
+        const guess = extensionOf(chosen.file.name);
+        chosen.source = this.catalog().sources().includes(guess) ? guess : '';
+      }
+      if (generation !== this.generation) return;
+      this.renderList();
+    }
+    this.fillTargets();
+    this.convertButton.disabled = this.target.options.length === 0;
+    this.settled();
+  }
+
+  /** The targets every chosen file can become, the usual ones first. */
+  private fillTargets(): void {
+    clear(this.target);
+    if (this.files.some((f) => !f.source)) {
+      this.target.append(h('option', { attrs: { value: '' }, text: 'Checking the files…' }));
+      return;
+    }
+    const lists = this.files.map((f) => new Set(this.catalog().targetsOf(f.source ?? '')));
+    const common = [...(lists[0] ?? [])].filter((t) => lists.every((l) => l.has(t)));
+    const rank = (t: string) => (USUAL_TARGETS.includes(t) ? USUAL_TARGETS.indexOf(t) : USUAL_TARGETS.length);
+    common.sort((a, b) => rank(a) - rank(b) || a.localeCompare(b));
+    if (common.length === 0)
+      this.target.append(h('option', { attrs: { value: '' }, text: 'no format in common' }));
+    for (const to of common) this.target.append(h('option', { attrs: { value: to }, text: to }));
+  }
+
+  private renderList(): void {
+    clear(this.list);
+    this.files.forEach((chosen, i) => {
+      const name = chosen.file.name;
+      const move = (by: number, label: string, symbol: string) => {
+        const button = h('button', {
+          class: 'small',
+          attrs: { type: 'button', 'aria-label': `${label}: ${name}`, 'data-move': String(by) },
+          text: symbol,
+        });
+        button.disabled = i + by < 0 || i + by >= this.files.length;
+        button.addEventListener('click', () => this.move(i, by));
+        return button;
+      };
+      const remove = h('button', {
+        class: 'small',
+        attrs: { type: 'button', 'aria-label': `Remove ${name}`, 'data-remove': '' },
+        text: 'Remove',
+      });
+      remove.addEventListener('click', () => this.remove(i));
+      this.list.append(
+        h(
+          'li',
+          { attrs: { 'data-file': name } },
+          h('span', { class: 'file-name', text: name }),
+          h('span', {
+            class: 'meta',
+            text: `${formatBytes(chosen.file.size)} · ${chosen.source === null ? 'checking…' : chosen.source || 'unknown type'}`,
+          }),
+          h('span', { class: 'file-actions' }, move(-1, 'Move up', '↑'), move(1, 'Move down', '↓'), remove),
+        ),
+      );
+    });
+    this.mergeButton.hidden = this.files.length < 2;
+  }
+
+  private move(index: number, by: number): void {
+    const [chosen] = this.files.splice(index, 1);
+    if (!chosen) return;
+    this.files.splice(index + by, 0, chosen);
+    this.renderList();
+    // Keep the keyboard where it was: on the same button of the file just moved.
+    const selector = `li[data-file="${CSS.escape(chosen.file.name)}"] button[data-move="${by}"]`;
+    const same = this.list.querySelectorAll<HTMLButtonElement>(selector)[0];
+    (same && !same.disabled
+      ? same
+      : this.list.querySelector<HTMLButtonElement>(`li:nth-child(${index + by + 1}) button:not(:disabled)`)
+    )?.focus();
+  }
+
+  private remove(index: number): void {
+    this.files.splice(index, 1);
+    this.renderList();
+    this.fillTargets();
+  }
+
+  private addRow(label: string, base: string): Row {
+    const row: Row = {
+      base,
+      element: h('li', { class: 'batch-row', attrs: { 'data-status': 'uploading' } }),
+      bar: h('progress', { attrs: { max: '100', 'aria-label': `Progress: ${label}` } }),
+      status: h('span', { class: 'meta', text: 'Uploading…' }),
+      outcome: h('div', { class: 'outcome' }),
+      artifacts: [],
+    };
+    row.element.append(h('strong', { text: label }), row.bar, row.status, row.outcome);
+    this.results.append(row.element);
+    this.rows.push(row);
+    return row;
+  }
+
+  private async convertAll(): Promise<void> {
+    const to = this.target.value;
+    if (!to) return;
+    const generation = this.generation;
+    const queue = this.files.map((chosen) => ({
+      chosen,
+      row: this.addRow(`${chosen.file.name} → ${to}`, stem(chosen.file.name)),
+    }));
+    const worker = async () => {
+      for (let next = queue.shift(); next; next = queue.shift()) {
+        await this.run(
+          next.row,
+          { conversion: `${next.chosen.source}-${to}` },
+          [next.chosen.file],
+          generation,
+        );
+      }
+    };
+    await Promise.all(Array.from({ length: PARALLEL_UPLOADS }, worker));
+  }
+
+  /** One request with every file as its own `file` part, in the order of the list. */
+  private async merge(): Promise<void> {
+    const files = this.files.map((f) => f.file);
+    const row = this.addRow(`Merge of ${files.length} files → pdf`, 'merged');
+    await this.run(row, { to: 'pdf', options: {} }, files, this.generation);
+  }
+
+  private async run(
+    row: Row,
+    meta: { conversion?: string; to?: string; options?: Record<string, unknown> },
+    files: File[],
+    generation: number,
+  ): Promise<void> {
+    let id: string;
+    try {
+      id = (await api.convert(meta, files)).request_id;
+    } catch (error) {
+      this.showState(row, { request_id: '', status: 'failed', error: toApiError(error).body });
+      return;
+    }
+    row.element.dataset.requestId = id;
+    for (let misses = 0; generation === this.generation; ) {
+      let state: RequestState;
+      try {
+        state = await api.request(id);
+      } catch (error) {
+        const apiError = toApiError(error);
+        // A dropped connection or a busy server is worth waiting out; anything else is final.
+        if ((apiError.status === 0 || apiError.status === 503) && ++misses < 30) {
+          await sleep(POLL_INTERVAL_MS * 2);
+          continue;
+        }
+        this.showState(row, { request_id: id, status: 'failed', error: apiError.body });
+        return;
+      }
+      if (generation !== this.generation) return;
+      this.showState(row, state);
+      if (state.status !== 'running') {
+        this.settled();
+        return;
+      }
+      await sleep(POLL_INTERVAL_MS);
+    }
+  }
+
+  private showState(row: Row, state: RequestState): void {
+    row.element.dataset.status = state.status;
+    if (state.status === 'succeeded') {
+      row.bar.value = 100;
+      row.status.textContent = 'Done';
+      row.artifacts = state.artifacts ?? [];
+      row.outcome.replaceChildren(artifactList(row.artifacts));
+      this.updateZip();
+    } else if (state.status === 'failed') {
+      row.status.textContent = 'Failed';
+      row.outcome.replaceChildren(errorNotice(new ApiError(200, state.error ?? { code: 'CONVERT_FAILED' })));
+    } else {
+      const percent = state.progress?.percent;
+      if (typeof percent === 'number') row.bar.value = percent;
+      row.status.textContent = `Converting · ${formatPercent(percent ?? 0)}`;
+    }
+  }
+
+  /** Every result of every finished row, named after its input. */
+  private zipSources(): ZipSource[] {
+    const found = this.rows.flatMap((row) =>
+      filesOf(row.artifacts).flatMap((artifact) => {
+        const url = safeHref(artifact.download);
+        return url ? [{ name: resultName(row.base, artifact), url }] : [];
+      }),
+    );
+    const names = entryNames(found.map((f) => f.name));
+    return found.map((f, i) => ({ name: names[i]!, url: f.url }));
+  }
+
+  private updateZip(): void {
+    const count = this.zipSources().length;
+    this.zipButton.hidden = count < 2;
+    this.zipButton.textContent = `Download all (ZIP, ${count} files)`;
+  }
+
+  private async downloadAll(): Promise<void> {
+    const sources = this.zipSources();
+    this.zipButton.disabled = true;
+    try {
+      const blob = await buildZip(sources, (done) => {
+        this.zipStatus.textContent = `Packing ${done} of ${sources.length}…`;
+      });
+      saveBlob(blob, 'fileconv-results.zip');
+      this.zipStatus.textContent = `ZIP of ${sources.length} files ready (${formatBytes(blob.size)}).`;
+    } catch (error) {
+      this.zipStatus.textContent = `The ZIP could not be made: ${(error as Error).message} Download the files one by one above.`;
+    } finally {
+      this.zipButton.disabled = false;
+    }
+  }
+}

@@ -1,0 +1,3 @@
+import { webToolsSuite } from './tools-suite.js';
+
+await webToolsSuite('postgres-s3');
