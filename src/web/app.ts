@@ -88,7 +88,11 @@ const resultView = new ResultView(byId('result-panel'), {
   settled: () => void recentView.refresh(),
 });
 const recentView = new RecentView(byId('recent-panel'), {
-  open: (request: RequestState) => void resultView.track(request.request_id, describe(request.conversion)),
+  open(request: RequestState) {
+    // The result panel is the single file's: show it, even after several files were chosen.
+    showMode(false);
+    void resultView.track(request.request_id, describe(request.conversion));
+  },
 });
 
 function showCurl(fileName?: string, conversion?: string): void {
