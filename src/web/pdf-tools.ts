@@ -138,7 +138,7 @@ export class PdfToolsView {
     return h(
       'details',
       { class: 'tool', attrs: { id: `tool-${tool.id}` } },
-      h('summary', { text: tool.title }),
+      h('summary', { class: 'tool-summary', text: tool.title }),
       form,
     );
   }

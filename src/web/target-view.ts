@@ -183,7 +183,7 @@ export class TargetView {
         h(
           'details',
           { class: 'more-options', attrs: { 'data-options': 'more' } },
-          h('summary', { text: `More options (${rest.length})` }),
+          h('summary', { class: 'options-summary', text: `More options (${rest.length})` }),
           h('div', { class: 'option-grid' }, ...fields.slice(page.length)),
         ),
       );

@@ -1,7 +1,9 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Browser, chromium, type Page } from 'playwright-core';
+import sharp from 'sharp';
 import { expect } from 'vitest';
+import { runConversion } from '../../src/run/runner.js';
 
 const CHROMIUM = process.env.FILECONV_CHROMIUM ?? '/usr/bin/chromium';
 
@@ -62,4 +64,15 @@ export function pageHarness(browser: () => Browser, baseUrl: () => string) {
       expect(pageErrors.get(page)).toEqual([]);
     },
   };
+}
+
+/** A scan without a text layer: "INVOICE 42" drawn into a picture, put on a PDF page. */
+export async function scanPdf(dir: string): Promise<string> {
+  const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="1200" height="300">
+    <rect width="100%" height="100%" fill="white"/>
+    <text x="60" y="190" font-family="DejaVu Sans" font-size="110" fill="black">INVOICE 42</text></svg>`;
+  const png = join(dir, 'scan.png');
+  await sharp(Buffer.from(svg)).png().toFile(png);
+  const { files } = await runConversion({ input: png, from: 'png', to: 'pdf', outDir: dir });
+  return files[0]!.path;
 }

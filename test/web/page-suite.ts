@@ -4,15 +4,22 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Browser, FileChooser, Page, Request } from 'playwright-core';
+import type { Browser, FileChooser, Request } from 'playwright-core';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { closeOfficePool } from '../../converters/libreoffice/pool.js';
 import { detect } from '../../src/detect/index.js';
-import { runConversion } from '../../src/run/runner.js';
 import { reportPdf } from '../helpers/layout-pdf.js';
 import { SETUP_TITLES, type Setup, type SetupName, setupMissing, startSetup } from '../support/setups.js';
-import { DESKTOP, launchBrowser, PHONE, pageHarness, SCREENSHOT_DIR, screenshotPath } from './browser.js';
+import {
+  DESKTOP,
+  launchBrowser,
+  PHONE,
+  pageHarness,
+  SCREENSHOT_DIR,
+  scanPdf,
+  screenshotPath,
+} from './browser.js';
 import { type RunningServer, startServer } from './server.js';
 
 export function webPageSuite(setupName: SetupName): void {
@@ -236,14 +243,8 @@ export function webPageSuite(setupName: SetupName): void {
       it('offers OCR when a scanned PDF has no text layer, and reads it when asked', async () => {
         const dir = await mkdtemp(join(tmpdir(), 'fileconv-web-scan-'));
         try {
-          const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="1200" height="300">
-            <rect width="100%" height="100%" fill="white"/>
-            <text x="60" y="190" font-family="DejaVu Sans" font-size="110" fill="black">INVOICE 42</text></svg>`;
-          const png = join(dir, 'scan.png');
-          await sharp(Buffer.from(svg)).png().toFile(png);
-          const { files } = await runConversion({ input: png, from: 'png', to: 'pdf', outDir: dir });
           const page = await openPage();
-          await page.setInputFiles('#file-input', files[0]!.path);
+          await page.setInputFiles('#file-input', await scanPdf(dir));
           await page.locator('#source-format').waitFor();
           await page.check('input[name="conversion"][value="pdf-txt"]');
           await page.click('#convert-button');
