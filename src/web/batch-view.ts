@@ -1,13 +1,12 @@
-import { ApiError, type Artifact, api, type RequestState } from './api.js';
+import { type Artifact, api, type ConvertMeta } from './api.js';
+import { BatchRow } from './batch-row.js';
 import type { Catalog } from './catalog.js';
 import { clear, h } from './dom.js';
-import { formatBytes, formatPercent } from './format.js';
-import { errorNotice } from './notice.js';
-import { artifactList, safeHref, toApiError } from './result-view.js';
+import { formatBytes } from './format.js';
+import { safeHref } from './result-view.js';
 import { USUAL_TARGETS } from './target-view.js';
 import { buildZip, entryNames, saveBlob, type ZipSource } from './zip-download.js';
 
-const POLL_INTERVAL_MS = 1000;
 /** Uploads at once: enough to keep the server busy, few enough not to starve the polls. */
 const PARALLEL_UPLOADS = 3;
 
@@ -16,18 +15,6 @@ interface Chosen {
   /** What the server detected (or the name says), once known. */
   source: string | null;
 }
-
-interface Row {
-  /** The start of every result's name in the ZIP: the input's name without its extension. */
-  base: string;
-  element: HTMLLIElement;
-  bar: HTMLProgressElement;
-  status: HTMLElement;
-  outcome: HTMLElement;
-  artifacts: Artifact[];
-}
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 function stem(name: string): string {
   const dot = name.lastIndexOf('.');
@@ -58,7 +45,7 @@ function filesOf(artifacts: readonly Artifact[]): Artifact[] {
  */
 export class BatchView {
   private files: Chosen[] = [];
-  private rows: Row[] = [];
+  private rows: BatchRow[] = [];
   private generation = 0;
   private readonly list = h('ol', {
     class: 'batch-files',
@@ -218,19 +205,19 @@ export class BatchView {
     this.fillTargets();
   }
 
-  private addRow(label: string, base: string): Row {
-    const row: Row = {
-      base,
-      element: h('li', { class: 'batch-row', attrs: { 'data-status': 'uploading' } }),
-      bar: h('progress', { attrs: { max: '100', 'aria-label': `Progress: ${label}` } }),
-      status: h('span', { class: 'meta', text: 'Uploading…' }),
-      outcome: h('div', { class: 'outcome' }),
-      artifacts: [],
-    };
-    row.element.append(h('strong', { text: label }), row.bar, row.status, row.outcome);
+  private addRow(label: string, base: string): BatchRow {
+    const row = new BatchRow(label, base);
     this.results.append(row.element);
     this.rows.push(row);
     return row;
+  }
+
+  /** Sends one request for the row and follows it; the ZIP button counts what it brings. */
+  private async run(row: BatchRow, meta: ConvertMeta, files: File[], generation: number): Promise<void> {
+    const settled = await row.run(meta, files, () => generation === this.generation);
+    if (generation !== this.generation) return;
+    this.updateZip();
+    if (settled) this.settled();
   }
 
   private async convertAll(): Promise<void> {
@@ -259,62 +246,6 @@ export class BatchView {
     const files = this.files.map((f) => f.file);
     const row = this.addRow(`Merge of ${files.length} files → pdf`, 'merged');
     await this.run(row, { to: 'pdf', options: {} }, files, this.generation);
-  }
-
-  private async run(
-    row: Row,
-    meta: { conversion?: string; to?: string; options?: Record<string, unknown> },
-    files: File[],
-    generation: number,
-  ): Promise<void> {
-    let id: string;
-    try {
-      id = (await api.convert(meta, files)).request_id;
-    } catch (error) {
-      this.showState(row, { request_id: '', status: 'failed', error: toApiError(error).body });
-      return;
-    }
-    row.element.dataset.requestId = id;
-    for (let misses = 0; generation === this.generation; ) {
-      let state: RequestState;
-      try {
-        state = await api.request(id);
-      } catch (error) {
-        const apiError = toApiError(error);
-        // A dropped connection or a busy server is worth waiting out; anything else is final.
-        if ((apiError.status === 0 || apiError.status === 503) && ++misses < 30) {
-          await sleep(POLL_INTERVAL_MS * 2);
-          continue;
-        }
-        this.showState(row, { request_id: id, status: 'failed', error: apiError.body });
-        return;
-      }
-      if (generation !== this.generation) return;
-      this.showState(row, state);
-      if (state.status !== 'running') {
-        this.settled();
-        return;
-      }
-      await sleep(POLL_INTERVAL_MS);
-    }
-  }
-
-  private showState(row: Row, state: RequestState): void {
-    row.element.dataset.status = state.status;
-    if (state.status === 'succeeded') {
-      row.bar.value = 100;
-      row.status.textContent = 'Done';
-      row.artifacts = state.artifacts ?? [];
-      row.outcome.replaceChildren(artifactList(row.artifacts));
-      this.updateZip();
-    } else if (state.status === 'failed') {
-      row.status.textContent = 'Failed';
-      row.outcome.replaceChildren(errorNotice(new ApiError(200, state.error ?? { code: 'CONVERT_FAILED' })));
-    } else {
-      const percent = state.progress?.percent;
-      if (typeof percent === 'number') row.bar.value = percent;
-      row.status.textContent = `Converting · ${formatPercent(percent ?? 0)}`;
-    }
   }
 
   /** Every result of every finished row, named after its input. */
