@@ -13,6 +13,7 @@ import { fetchToFile } from '../intake/url.js';
 import { mapLimit } from '../run/concurrency.js';
 import type { Progress } from '../run/types.js';
 import {
+  type ConvertLine,
   errorBody,
   exitWithUsageCode,
   interruptSignal,
@@ -23,6 +24,7 @@ import {
   sparingInput,
   UsageError,
 } from './convert-io.js';
+import { mergeCommandLine, mergeTarget } from './convert-merge.js';
 
 /** Flags that are options by another name: `--pages 2-5` is `-O pages=2-5`. */
 interface OperationFlags {
@@ -41,15 +43,10 @@ interface ConvertFlags extends OperationFlags {
   from?: string;
   json?: boolean;
   concurrency: string;
+  merge?: boolean;
 }
 
-export interface ConvertLine {
-  input: string;
-  ok: boolean;
-  outputs: string[];
-  key?: string;
-  error?: { code: string; message: string };
-}
+export type { ConvertLine } from './convert-io.js';
 
 export function register(program: Command): void {
   const cmd = program
@@ -71,11 +68,12 @@ export function register(program: Command): void {
     .option('--lang <codes>', 'OCR languages, like eng+deu (-O lang=...)')
     .option('--password <password>', 'the password of a protected PDF (-O password=...)')
     .option('--from <format>', 'source format, instead of detecting it')
+    .option('--merge', 'join the inputs, in order, into one file (PDF: one bookmark per input)')
     .option('--json', 'one JSON result per input per line (also the default when stdout is not a terminal)')
     .option('--concurrency <n>', 'inputs converted at once', '2')
     .addHelpText(
       'after',
-      '\nExit codes: 0 ok, 1 conversion failed, 2 usage, 3 unsupported pair, 4 some inputs of a batch failed.',
+      '\nSeveral inputs without --merge are converted each on its own; with --merge they become one file.\nExit codes: 0 ok, 1 conversion failed, 2 usage, 3 unsupported pair, 4 some inputs of a batch failed.',
     )
     .action(async (inputs: string[], flags: ConvertFlags) => {
       // A warm engine (the browser) holds the process open until it is closed.
@@ -102,6 +100,7 @@ function collect(value: string, previous: string[]): string[] {
 }
 
 async function convertCommand(args: string[], flags: ConvertFlags): Promise<number> {
+  if (flags.merge) return mergeCommand(args, flags);
   const json = Boolean(flags.json) || !process.stdout.isTTY;
   let target: ReturnType<typeof resolveTarget>;
   let options: Record<string, string>;
@@ -151,6 +150,41 @@ async function convertCommand(args: string[], flags: ConvertFlags): Promise<numb
   spinner?.stop();
   if (signal.aborted) return Number(process.exitCode ?? EXIT.SIGINT);
   return batchExitCode(results);
+}
+
+/** `--merge`: every input, in order, into one file; one result line. */
+async function mergeCommand(args: string[], flags: ConvertFlags): Promise<number> {
+  const json = Boolean(flags.json) || !process.stdout.isTTY;
+  let job: Omit<Parameters<typeof mergeCommandLine>[1], 'signal' | 'onProgress'>;
+  try {
+    const target = mergeTarget(args, flags);
+    job = {
+      ...target,
+      to: knownFormat(target.to),
+      from: flags.from === undefined ? undefined : knownFormat(flags.from),
+      options: { ...operationOptions(flags), ...parseOptionPairs(flags.option) },
+    };
+  } catch (e) {
+    const error = errorBody(e);
+    if (json) console.log(JSON.stringify({ ok: false, error }));
+    else console.error(`fileconv convert: ${(e as Error).message}`);
+    return exitCodeOf(error.code);
+  }
+  const spinnerOk = !json && process.stderr.isTTY && (process.stderr.columns ?? 0) > 0;
+  const spinner: Ora | undefined = spinnerOk ? ora({ stream: process.stderr }).start() : undefined;
+  const signal = interruptSignal();
+  const line = await mergeCommandLine(args, {
+    ...job,
+    signal,
+    onProgress: (p) => {
+      if (spinner) spinner.text = `merging ${args.length} files: step ${p.step}/${p.steps} ${p.percent}%`;
+    },
+  });
+  if (json) console.log(JSON.stringify(line));
+  else report(line, spinner);
+  spinner?.stop();
+  if (signal.aborted) return Number(process.exitCode ?? EXIT.SIGINT);
+  return line.ok ? EXIT.OK : exitCodeOf(line.error?.code ?? 'CONVERT_FAILED');
 }
 
 function knownFormat(name: string): string {

@@ -1,0 +1,88 @@
+import { existsSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { execa } from 'execa';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { gradientPng } from '../converters/_image-samples.js';
+import {
+  formFields,
+  type MergeSample,
+  mergeSamples,
+  outline,
+  pageText,
+  pdfPages,
+  qpdfCheck,
+  startPages,
+} from '../helpers/merge-inputs.js';
+import { removeDir, tempDir } from '../server/helpers.js';
+
+const BIN = fileURLToPath(new URL('../../bin/fileconv', import.meta.url));
+const fileconv = (args: string[], cwd: string) =>
+  execa('node', [BIN, ...args], { cwd, reject: false, stdin: 'ignore' });
+
+let dir: string;
+let samples: MergeSample[];
+beforeAll(() => {
+  dir = tempDir('fileconv-cli-merge-');
+  samples = mergeSamples(dir);
+});
+afterAll(() => removeDir(dir));
+
+describe('fileconv convert --merge', () => {
+  it('joins a PDF, a form, a DOCX, a PNG, Markdown and a form into one PDF with -o', async () => {
+    const r = await fileconv(
+      ['convert', ...samples.map((s) => s.name), '--merge', '-o', 'all.pdf', '--json'],
+      dir,
+    );
+    expect(r.exitCode, r.stdout + r.stderr).toBe(0);
+    const line = JSON.parse(r.stdout.trim());
+    const pdf = join(dir, 'all.pdf');
+    expect(line).toMatchObject({ ok: true, key: 'merge-pdf', outputs: [pdf] });
+    expect(pdfPages(pdf)).toBe(samples.reduce((n, s) => n + s.pages, 0));
+    const starts = startPages(samples);
+    samples.forEach((s, i) => {
+      if (s.words) expect(pageText(pdf, starts[i]!)).toContain(s.words);
+    });
+    const items = outline(pdf);
+    expect(items.map((i) => i.page)).toEqual(starts);
+    expect(items[0]!.kids.map((k) => k.page)).toEqual([1, 2]);
+    expect(formFields(pdf).sort()).toEqual(['name', 'name+1']);
+    expect(qpdfCheck(pdf)).toContain('No syntax or stream encoding errors');
+  }, 240_000);
+
+  it('names the input that fails, with exit code 1', async () => {
+    writeFileSync(join(dir, 'broken.pdf'), Buffer.concat([Buffer.from('%PDF-1.7\n'), Buffer.alloc(500, 65)]));
+    const r = await fileconv(
+      ['convert', 'chapters.pdf', 'broken.pdf', '--merge', '-o', 'bad.pdf', '--json'],
+      dir,
+    );
+    expect(r.exitCode).toBe(1);
+    const line = JSON.parse(r.stdout.trim());
+    expect(line.ok).toBe(false);
+    expect(line.error.message).toMatch(/^Input 2 \(broken\.pdf\)/);
+    expect(existsSync(join(dir, 'bad.pdf'))).toBe(false);
+  }, 120_000);
+});
+
+describe('fileconv convert with several inputs and no --merge', () => {
+  it('converts each on its own, lists the one that failed and exits 4', async () => {
+    await gradientPng(join(dir, 'one.png'));
+    await gradientPng(join(dir, 'two.png'), 30, 20);
+    // A PNG signature and a header chunk cut off: detected as PNG, decoded by no engine.
+    writeFileSync(
+      join(dir, 'bad.png'),
+      Buffer.concat([Buffer.from('89504e470d0a1a0a0000000d49484452', 'hex'), Buffer.alloc(40, 7)]),
+    );
+    const r = await fileconv(['convert', 'one.png', 'two.png', 'bad.png', '--to', 'webp', '--json'], dir);
+    expect(r.exitCode).toBe(4);
+    const lines = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    const byInput = Object.fromEntries(lines.map((l) => [l.input, l]));
+    expect(byInput['one.png']).toMatchObject({ ok: true, outputs: [join(dir, 'one.webp')] });
+    expect(byInput['two.png']).toMatchObject({ ok: true, outputs: [join(dir, 'two.webp')] });
+    expect(byInput['bad.png']).toMatchObject({ ok: false });
+    expect(existsSync(join(dir, 'one.webp')) && existsSync(join(dir, 'two.webp'))).toBe(true);
+  }, 120_000);
+});
