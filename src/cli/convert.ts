@@ -25,6 +25,7 @@ import {
   UsageError,
 } from './convert-io.js';
 import { mergeCommandLine, mergeTarget } from './convert-merge.js';
+import { openStdio, type Stdio } from './convert-stdio.js';
 
 /** Flags that are options by another name: `--pages 2-5` is `-O pages=2-5`. */
 interface OperationFlags {
@@ -77,7 +78,7 @@ export function register(program: Command): void {
     )
     .action(async (inputs: string[], flags: ConvertFlags) => {
       // A warm engine (the browser) holds the process open until it is closed.
-      process.exitCode = await convertCommand(inputs, flags).finally(closeEngines);
+      process.exitCode = await withStdio(inputs, flags).finally(closeEngines);
     });
   exitWithUsageCode(cmd);
 }
@@ -99,9 +100,35 @@ function collect(value: string, previous: string[]): string[] {
   return [...previous, value];
 }
 
-async function convertCommand(args: string[], flags: ConvertFlags): Promise<number> {
-  if (flags.merge) return mergeCommand(args, flags);
-  const json = Boolean(flags.json) || !process.stdout.isTTY;
+/** `-` as an input or as -o (convert-stdio.ts) around the command. */
+async function withStdio(args: string[], flags: ConvertFlags): Promise<number> {
+  let stdio: Stdio;
+  try {
+    stdio = await openStdio(args, flags.output, flags.from && resolveFormat(flags.from)?.id);
+  } catch (e) {
+    console.error(`fileconv convert: ${(e as Error).message}`);
+    return exitCodeOf(errorBody(e).code);
+  }
+  const command = flags.merge ? mergeCommand : convertCommand;
+  const outputs: string[] = [];
+  const code = await command(stdio.args, { ...flags, output: stdio.output }, stdio, outputs);
+  try {
+    if (code === EXIT.OK) await stdio.finish(outputs);
+    else await stdio.cleanup();
+  } catch (e) {
+    console.error(`fileconv convert: ${(e as Error).message}`);
+    return exitCodeOf(errorBody(e).code);
+  }
+  return code;
+}
+
+async function convertCommand(
+  args: string[],
+  flags: ConvertFlags,
+  stdio: Stdio,
+  outputs: string[],
+): Promise<number> {
+  const json = Boolean(flags.json) || !process.stdout.isTTY || stdio.toStdout;
   let target: ReturnType<typeof resolveTarget>;
   let options: Record<string, string>;
   let to: string;
@@ -117,7 +144,7 @@ async function convertCommand(args: string[], flags: ConvertFlags): Promise<numb
     }
   } catch (e) {
     const error = errorBody(e);
-    if (json) console.log(JSON.stringify({ ok: false, error }));
+    if (json) stdio.print(JSON.stringify({ ok: false, error }));
     else console.error(`fileconv convert: ${(e as Error).message}`);
     return exitCodeOf(error.code);
   }
@@ -143,7 +170,8 @@ async function convertCommand(args: string[], flags: ConvertFlags): Promise<numb
         if (spinner) spinner.text = `${basename(input)}: step ${p.step}/${p.steps} ${p.percent}%`;
       },
     });
-    if (json) console.log(JSON.stringify(line));
+    outputs.push(...line.outputs);
+    if (json) stdio.print(JSON.stringify(line));
     else report(line, spinner);
     return line;
   });
@@ -153,8 +181,13 @@ async function convertCommand(args: string[], flags: ConvertFlags): Promise<numb
 }
 
 /** `--merge`: every input, in order, into one file; one result line. */
-async function mergeCommand(args: string[], flags: ConvertFlags): Promise<number> {
-  const json = Boolean(flags.json) || !process.stdout.isTTY;
+async function mergeCommand(
+  args: string[],
+  flags: ConvertFlags,
+  stdio: Stdio,
+  outputs: string[],
+): Promise<number> {
+  const json = Boolean(flags.json) || !process.stdout.isTTY || stdio.toStdout;
   let job: Omit<Parameters<typeof mergeCommandLine>[1], 'signal' | 'onProgress'>;
   try {
     const target = mergeTarget(args, flags);
@@ -166,7 +199,7 @@ async function mergeCommand(args: string[], flags: ConvertFlags): Promise<number
     };
   } catch (e) {
     const error = errorBody(e);
-    if (json) console.log(JSON.stringify({ ok: false, error }));
+    if (json) stdio.print(JSON.stringify({ ok: false, error }));
     else console.error(`fileconv convert: ${(e as Error).message}`);
     return exitCodeOf(error.code);
   }
@@ -180,7 +213,8 @@ async function mergeCommand(args: string[], flags: ConvertFlags): Promise<number
       if (spinner) spinner.text = `merging ${args.length} files: step ${p.step}/${p.steps} ${p.percent}%`;
     },
   });
-  if (json) console.log(JSON.stringify(line));
+  outputs.push(...line.outputs);
+  if (json) stdio.print(JSON.stringify(line));
   else report(line, spinner);
   spinner?.stop();
   if (signal.aborted) return Number(process.exitCode ?? EXIT.SIGINT);

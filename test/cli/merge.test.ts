@@ -64,6 +64,42 @@ describe('fileconv convert --merge', () => {
   }, 120_000);
 });
 
+describe('standard input and output', () => {
+  it('merges a file and standard input, writing the PDF to standard output', async () => {
+    const pdf = join(dir, 'from-stdout.pdf');
+    const r = await execa('node', [BIN, 'convert', 'chapters.pdf', '-', '--merge', '-o', '-'], {
+      cwd: dir,
+      reject: false,
+      inputFile: join(dir, 'notes.md'),
+      stdout: { file: pdf },
+    });
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(JSON.parse(r.stderr.trim().split('\n').at(-1)!)).toMatchObject({ ok: true, key: 'merge-pdf' });
+    expect(pdfPages(pdf)).toBe(3);
+    expect(pageText(pdf, 3)).toContain('Echo notes');
+  }, 120_000);
+
+  it('converts standard input to standard output, and refuses -o - for several outputs', async () => {
+    const out = join(dir, 'rotated.pdf');
+    const r = await execa('node', [BIN, 'convert', '-', '--to', 'pdf', '--rotate', '90', '-o', '-'], {
+      cwd: dir,
+      reject: false,
+      inputFile: join(dir, 'chapters.pdf'),
+      stdout: { file: out },
+    });
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(pdfPages(out)).toBe(2);
+    const split = await execa('node', [BIN, 'convert', '-', '--to', 'pdf', '-O', 'split=1', '-o', '-'], {
+      cwd: dir,
+      reject: false,
+      inputFile: join(dir, 'chapters.pdf'),
+    });
+    expect(split.exitCode).toBe(2);
+    expect(split.stdout).toBe('');
+    expect(split.stderr).toMatch(/wrote 2 files; give -o FOLDER/);
+  }, 120_000);
+});
+
 describe('fileconv convert with several inputs and no --merge', () => {
   it('converts each on its own, lists the one that failed and exits 4', async () => {
     await gradientPng(join(dir, 'one.png'));
