@@ -11,6 +11,7 @@ import { bool, defineOption, int, like, type OptionValues, oneOfNumbers } from '
 import { expandPages, optionsFor } from '../src/engine/options.js';
 import { compress, pages, wantsLossyCompression } from '../src/engine/shared-options.js';
 import { FileconvError } from '../src/errors/index.js';
+import { mapLimit } from '../src/run/concurrency.js';
 import { EngineProcessError, findBinary, probeBinary, runProcess } from '../src/run/process.js';
 import { assertPdfHeader, isEncryptedPdf } from './_pdf.js';
 import { type MergedInput, readInput, writeOutline } from './_pdf-merge.js';
@@ -113,7 +114,8 @@ function classify(e: EngineProcessError): FileconvError {
 
 /** Runs qpdf with its arguments in a file of the step's own folder (passwords never in argv). */
 async function runQpdf(qpdf: string, args: readonly string[], ctx: StepContext): Promise<string> {
-  const argsFile = join(ctx.workDir, 'qpdf-arguments');
+  // One file per run: a merge reads several inputs at once in the same folder.
+  const argsFile = join(ctx.workDir, `qpdf-arguments-${crypto.randomUUID()}`);
   await writeFile(argsFile, `${args.join('\n')}\n`, { mode: 0o600 });
   try {
     return (await runProcess(qpdf, [`@${argsFile}`], ctx)).stdout;
@@ -164,6 +166,9 @@ async function refuseLocked(qpdf: string, input: string, ctx: StepContext): Prom
   if (probe === 0) throw new FileconvError('ENCRYPTED_DOCUMENT');
 }
 
+/** Inputs of a merge read at once (page counts and outlines, one qpdf process each). */
+const READS_AT_ONCE = 4;
+
 /** qpdf, or CONVERT_FAILED when it is not installed. */
 function qpdfBinary(): string {
   const qpdf = findBinary(['qpdf']);
@@ -181,18 +186,24 @@ async function mergePdfs(request: MergeRequest, ctx: StepContext): Promise<StepR
   const run = (args: readonly string[], c: StepContext) => runQpdf(qpdf, args, c);
   const writeArgs = ['--object-streams=generate', '--compression-level=9'];
   // Each input read on its own first, so a damaged or locked one is named (extra.input, from 1).
-  const inputs: MergedInput[] = [];
-  for (const [i, input] of request.inputs.entries()) {
-    try {
-      await assertPdfHeader(input.path);
-      await refuseLocked(qpdf, input.path, ctx);
-      inputs.push(await readInput(run, input.path, input.title, ctx));
-    } catch (e) {
-      if (!(e instanceof FileconvError)) throw e;
-      throw new FileconvError(e.code, e.message, { cause: e, extra: { input: i + 1 } });
-    }
-    ctx.progress((0.3 * (i + 1)) / request.inputs.length);
-  }
+  // A few at once: each read is a process of its own, whose start is most of its time.
+  let read = 0;
+  const inputs: MergedInput[] = await mapLimit(
+    [...request.inputs.entries()],
+    READS_AT_ONCE,
+    async ([i, input]) => {
+      try {
+        await assertPdfHeader(input.path);
+        await refuseLocked(qpdf, input.path, ctx);
+        const found = await readInput(run, input.path, input.title, ctx);
+        ctx.progress((0.3 * ++read) / request.inputs.length);
+        return found;
+      } catch (e) {
+        if (!(e instanceof FileconvError)) throw e;
+        throw new FileconvError(e.code, e.message, { cause: e, extra: { input: i + 1 } });
+      }
+    },
+  );
   const pages = request.inputs.flatMap((i) => [i.path, '1-z']);
   const output = join(request.outDir, 'merged.pdf');
   const bookmarks = request.options.bookmarks !== false;
