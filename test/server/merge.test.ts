@@ -196,6 +196,30 @@ describe('merging several inputs into one PDF through the API', () => {
     expect(done.error.message).toMatch(/^Input 2 \(broken\.pdf\): /);
   }, 180_000);
 
+  it('keeps hostile characters of input names out of the answers, the timeline and the outline', async () => {
+    const hostile = 'ctl\u001b[31m\u0007\u202egnp.exe.pdf';
+    const res = await post(`${server.url}/api/public/convert`, [
+      metaPart({ to: 'pdf' }),
+      filePart(hostile, readFileSync(samples[1]!.path)),
+      filePart('plain.pdf', readFileSync(samples[5]!.path)),
+    ]);
+    expect(res.status).toBe(202);
+    const done: Json = await waitDone(server.url, res.json.request_id, 120_000);
+    expect(done.status).toBe('succeeded');
+    const timeline = (await get(`${server.url}/api/public/requests/${done.request_id}/timeline`)).json;
+    const hidden = /[\u0000-\u001f\u007f\u202a-\u202e\u2066-\u2069]/;
+    const said: string[] = [
+      res.json.inputs[0].name,
+      done.inputs[0].name,
+      ...timeline.events.map((e: Json) => e.message),
+    ];
+    expect(said[0]).toContain('gnp.exe');
+    for (const text of said) expect(text).not.toMatch(hidden);
+    const title = outline(await download(done.request_id))[0]!.title;
+    expect(title).toContain('gnp.exe');
+    expect(title).not.toMatch(hidden);
+  }, 120_000);
+
   it('keeps a single file part working as before', async () => {
     const res = await post(`${server.url}/api/public/convert`, [
       metaPart({ conversion: 'pdf-pdf', options: { rotate: 180 } }),
