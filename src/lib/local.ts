@@ -85,7 +85,11 @@ export async function convert(
 const isList = (input: FileInput | readonly string[]): input is readonly string[] => Array.isArray(input);
 
 /** convert() of a list of paths: one merged file, named after the first input unless `output` says. */
-async function mergeList(paths: readonly string[], to: string, options: ConvertOptions): Promise<ConvertResult> {
+async function mergeList(
+  paths: readonly string[],
+  to: string,
+  options: ConvertOptions,
+): Promise<ConvertResult> {
   if (paths.length === 1) return convert(paths[0]!, options);
   const from = options.from === undefined ? undefined : knownFormat(options.from);
   const first = paths[0] ?? 'merged';
