@@ -143,10 +143,7 @@ async function convertCommand(
       throw new UsageError('--concurrency takes a whole number from 1 to 64');
     }
   } catch (e) {
-    const error = errorBody(e);
-    if (json) stdio.print(JSON.stringify({ ok: false, error }));
-    else console.error(`fileconv convert: ${(e as Error).message}`);
-    return exitCodeOf(error.code);
+    return refused(e, json, stdio);
   }
 
   // A terminal that reports no width (some pseudo-terminals) would make the spinner redraw endlessly.
@@ -198,10 +195,7 @@ async function mergeCommand(
       options: { ...operationOptions(flags), ...parseOptionPairs(flags.option) },
     };
   } catch (e) {
-    const error = errorBody(e);
-    if (json) stdio.print(JSON.stringify({ ok: false, error }));
-    else console.error(`fileconv convert: ${(e as Error).message}`);
-    return exitCodeOf(error.code);
+    return refused(e, json, stdio);
   }
   const spinnerOk = !json && process.stderr.isTTY && (process.stderr.columns ?? 0) > 0;
   const spinner: Ora | undefined = spinnerOk ? ora({ stream: process.stderr }).start() : undefined;
@@ -219,6 +213,14 @@ async function mergeCommand(
   spinner?.stop();
   if (signal.aborted) return Number(process.exitCode ?? EXIT.SIGINT);
   return line.ok ? EXIT.OK : exitCodeOf(line.error?.code ?? 'CONVERT_FAILED');
+}
+
+/** A command refused before any conversion: its error line, and its exit code. */
+function refused(e: unknown, json: boolean, stdio: Stdio): number {
+  const error = errorBody(e);
+  if (json) stdio.print(JSON.stringify({ ok: false, error }));
+  else console.error(`fileconv convert: ${(e as Error).message}`);
+  return exitCodeOf(error.code);
 }
 
 function knownFormat(name: string): string {

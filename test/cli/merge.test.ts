@@ -2,31 +2,27 @@ import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { gradientPng } from '../converters/_image-samples.js';
 import {
-  formFields,
+  expectMerged,
   type MergeSample,
-  mergeSamples,
-  outline,
   pageText,
   pdfPages,
-  qpdfCheck,
-  startPages,
+  useMergeSamples,
 } from '../helpers/merge-inputs.js';
-import { removeDir, tempDir } from '../server/helpers.js';
 
 const BIN = fileURLToPath(new URL('../../bin/fileconv', import.meta.url));
 const fileconv = (args: string[], cwd: string) =>
   execa('node', [BIN, ...args], { cwd, reject: false, stdin: 'ignore' });
 
+const given = useMergeSamples('fileconv-cli-merge-');
 let dir: string;
 let samples: MergeSample[];
 beforeAll(() => {
-  dir = tempDir('fileconv-cli-merge-');
-  samples = mergeSamples(dir);
+  dir = given.dir();
+  samples = given.samples();
 });
-afterAll(() => removeDir(dir));
 
 describe('fileconv convert --merge', () => {
   it('joins a PDF, a form, a DOCX, a PNG, Markdown and a form into one PDF with -o', async () => {
@@ -38,16 +34,7 @@ describe('fileconv convert --merge', () => {
     const line = JSON.parse(r.stdout.trim());
     const pdf = join(dir, 'all.pdf');
     expect(line).toMatchObject({ ok: true, key: 'merge-pdf', outputs: [pdf] });
-    expect(pdfPages(pdf)).toBe(samples.reduce((n, s) => n + s.pages, 0));
-    const starts = startPages(samples);
-    samples.forEach((s, i) => {
-      if (s.words) expect(pageText(pdf, starts[i]!)).toContain(s.words);
-    });
-    const items = outline(pdf);
-    expect(items.map((i) => i.page)).toEqual(starts);
-    expect(items[0]!.kids.map((k) => k.page)).toEqual([1, 2]);
-    expect(formFields(pdf).sort()).toEqual(['name', 'name+1']);
-    expect(qpdfCheck(pdf)).toContain('No syntax or stream encoding errors');
+    expectMerged(pdf, samples);
   }, 240_000);
 
   it('names the input that fails, with exit code 1', async () => {

@@ -1,6 +1,8 @@
 import { execFileSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { afterAll, beforeAll, expect } from 'vitest';
 
 /**
  * Inputs of a merge, made with real tools (Ghostscript, qpdf, pandoc, ImageMagick), and the
@@ -156,4 +158,41 @@ export function startPages(samples: readonly MergeSample[]): number[] {
     next += s.pages;
     return start;
   });
+}
+
+/**
+ * What a merge of `samples` must be, checked by poppler and qpdf: the pages of all inputs, each
+ * input's words on its first page, one bookmark per input at that page (the first PDF's own two
+ * under it), both forms' fields, a clean `qpdf --check`.
+ */
+export function expectMerged(pdf: string, samples: readonly MergeSample[]): void {
+  expect(pdfPages(pdf)).toBe(samples.reduce((n, s) => n + s.pages, 0));
+  const starts = startPages(samples);
+  samples.forEach((s, i) => {
+    if (s.words) expect(pageText(pdf, starts[i]!)).toContain(s.words);
+  });
+  const items = outline(pdf);
+  expect(items.map((i) => [i.title, i.page])).toEqual(
+    samples.map((s, i) => [s.name.replace(/\.[^.]+$/, ''), starts[i]]),
+  );
+  expect(items[0]!.kids.map((k) => [k.title, k.page])).toEqual([
+    ['Chapter one', 1],
+    ['Chapter two', 2],
+  ]);
+  expect(formFields(pdf).sort()).toEqual(['name', 'name+1']);
+  expect(qpdfCheck(pdf)).toContain('No syntax or stream encoding errors');
+}
+
+/** The samples in a folder of the test file's own, made before its tests and removed after. */
+export function useMergeSamples(prefix: string): { dir(): string; samples(): MergeSample[] } {
+  let dir: string | undefined;
+  let samples: MergeSample[] = [];
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), prefix));
+    samples = mergeSamples(dir);
+  });
+  afterAll(() => {
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+  return { dir: () => dir!, samples: () => samples };
 }

@@ -186,9 +186,19 @@ export function registerIntakeRoutes(app: Hono<AppEnv>, ctx: ServerContext): voi
           `Unknown part "${extra[0]!.slice(0, 40)}"; convert takes "meta" and "file".`,
         );
       const webhook = meta.webhook;
-      const webhookOf = webhook && {
-        check: () => ctx.webhooks.checkTarget(webhook, c.req.raw.signal),
-        register: (requestId: string) => ctx.webhooks.register(requestId, webhook, baseUrl(c, ctx.config)),
+      // What every submission carries besides its inputs.
+      const submission = {
+        id,
+        receivedAt: received,
+        conversion: meta.conversion,
+        to: meta.to,
+        options: meta.options,
+        ownerHash: c.get('ownerHash'),
+        metering: meteringOf(c, ctx),
+        webhook: webhook && {
+          check: () => ctx.webhooks.checkTarget(webhook, c.req.raw.signal),
+          register: (requestId: string) => ctx.webhooks.register(requestId, webhook, baseUrl(c, ctx.config)),
+        },
       };
       if (upload.files.length > 1 || meta.sourceUrls !== undefined) {
         if (meta.sourceUrl !== undefined || (meta.sourceUrls && upload.files.length > 0))
@@ -202,17 +212,7 @@ export function registerIntakeRoutes(app: Hono<AppEnv>, ctx: ServerContext): voi
             : await fetchSources(ctx, meta.sourceUrls, inputKey, c.req.raw.signal, (k) => stored.add(k));
         // From here the stored inputs are the submission's: it deletes them when the request is refused.
         stored.clear();
-        const merged = await submitMerge(ctx, {
-          id,
-          receivedAt: received,
-          inputs,
-          conversion: meta.conversion,
-          to: meta.to,
-          options: meta.options,
-          ownerHash: c.get('ownerHash'),
-          metering: meteringOf(c, ctx),
-          webhook: webhookOf,
-        });
+        const merged = await submitMerge(ctx, { ...submission, inputs });
         return answerSubmitted(c, ctx, id, wait, inputsView(merged.inputs));
       }
       let file = upload.file;
@@ -237,17 +237,7 @@ export function registerIntakeRoutes(app: Hono<AppEnv>, ctx: ServerContext): voi
       }
       // From here the stored input is the submission's: it deletes it when the request is refused.
       stored.clear();
-      await submitConversion(ctx, {
-        id,
-        receivedAt: received,
-        input: file,
-        conversion: meta.conversion,
-        to: meta.to,
-        options: meta.options,
-        ownerHash: c.get('ownerHash'),
-        metering: meteringOf(c, ctx),
-        webhook: webhookOf,
-      });
+      await submitConversion(ctx, { ...submission, input: file });
       return answerSubmitted(c, ctx, id, wait);
     } finally {
       for (const key of stored) await blobs.delete(key).catch(() => {});
