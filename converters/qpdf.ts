@@ -1,12 +1,20 @@
 import { copyFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { type ConversionEdge, defineConverter, type StepContext } from '../src/engine/contract.js';
+import {
+  type ConversionEdge,
+  defineConverter,
+  type MergeRequest,
+  type StepContext,
+  type StepResult,
+} from '../src/engine/contract.js';
 import { bool, defineOption, int, like, type OptionValues, oneOfNumbers } from '../src/engine/option-kit.js';
 import { expandPages, optionsFor } from '../src/engine/options.js';
 import { compress, pages, wantsLossyCompression } from '../src/engine/shared-options.js';
 import { FileconvError } from '../src/errors/index.js';
+import { mapLimit } from '../src/run/concurrency.js';
 import { EngineProcessError, findBinary, probeBinary, runProcess } from '../src/run/process.js';
 import { assertPdfHeader, isEncryptedPdf } from './_pdf.js';
+import { type MergedInput, readInput, writeOutline } from './_pdf-merge.js';
 
 /**
  * PDF operations that keep the format: pages kept or split into parts, rotation, passwords set or
@@ -38,8 +46,15 @@ const OPTIONS = {
   linearize: defineOption(bool(), 'optimise for fast web view (page by page while downloading)'),
   compress,
   flatten: defineOption(bool(), 'draw form fields and annotations into the page content'),
+  bookmarks: defineOption(
+    bool(),
+    'merging several inputs: one bookmark per input, its own bookmarks under it (default true)',
+  ),
 };
 type Options = OptionValues<typeof OPTIONS>;
+
+/** Options of the merge alone: a single PDF has no inputs to mark. */
+const MERGE_OPTIONS: readonly string[] = ['bookmarks'];
 
 // Lossy compression resamples pictures and OCR reads pages: Ghostscript's and OCRmyPDF's pdf-pdf steps.
 const edges: ConversionEdge[] = [
@@ -50,6 +65,7 @@ const edges: ConversionEdge[] = [
     lossy: false,
     cost: 3,
     skipWhen: (o) => wantsLossyCompression(o) || o.ocr === true,
+    options: Object.keys(OPTIONS).filter((n) => !MERGE_OPTIONS.includes(n)),
   },
 ];
 
@@ -98,7 +114,8 @@ function classify(e: EngineProcessError): FileconvError {
 
 /** Runs qpdf with its arguments in a file of the step's own folder (passwords never in argv). */
 async function runQpdf(qpdf: string, args: readonly string[], ctx: StepContext): Promise<string> {
-  const argsFile = join(ctx.workDir, 'qpdf-arguments');
+  // One file per run: a merge reads several inputs at once in the same folder.
+  const argsFile = join(ctx.workDir, `qpdf-arguments-${crypto.randomUUID()}`);
   await writeFile(argsFile, `${args.join('\n')}\n`, { mode: 0o600 });
   try {
     return (await runProcess(qpdf, [`@${argsFile}`], ctx)).stdout;
@@ -139,29 +156,80 @@ async function splitParts(outDir: string): Promise<string[]> {
   return names.map((n) => join(outDir, n));
 }
 
+/** ENCRYPTED_DOCUMENT for a PDF that needs a password to open (owner-only restrictions open without). */
+async function refuseLocked(qpdf: string, input: string, ctx: StepContext): Promise<void> {
+  if (!(await isEncryptedPdf(input))) return;
+  const probe = await runProcess(qpdf, ['--requires-password', input], ctx).then(
+    () => 0,
+    (e: unknown) => (e instanceof EngineProcessError ? e.exitCode : undefined),
+  );
+  if (probe === 0) throw new FileconvError('ENCRYPTED_DOCUMENT');
+}
+
+/** Inputs of a merge read at once (page counts and outlines, one qpdf process each). */
+const READS_AT_ONCE = 4;
+
+/** qpdf, or CONVERT_FAILED when it is not installed. */
+function qpdfBinary(): string {
+  const qpdf = findBinary(['qpdf']);
+  if (!qpdf) throw new FileconvError('CONVERT_FAILED', 'qpdf is not installed.');
+  return qpdf;
+}
+
+/**
+ * Joins PDFs in order: `qpdf --empty --pages a.pdf b.pdf --`, which keeps every input's pages,
+ * annotations and form fields (fields sharing a name are renamed), with object streams so the
+ * merge is no larger than its inputs; then the outline (converters/_pdf-merge.ts).
+ */
+async function mergePdfs(request: MergeRequest, ctx: StepContext): Promise<StepResult> {
+  const qpdf = qpdfBinary();
+  const run = (args: readonly string[], c: StepContext) => runQpdf(qpdf, args, c);
+  const writeArgs = ['--object-streams=generate', '--compression-level=9'];
+  // Each input read on its own first, so a damaged or locked one is named (extra.input, from 1).
+  // A few at once: each read is a process of its own, whose start is most of its time.
+  let read = 0;
+  const inputs: MergedInput[] = await mapLimit(
+    [...request.inputs.entries()],
+    READS_AT_ONCE,
+    async ([i, input]) => {
+      try {
+        await assertPdfHeader(input.path);
+        await refuseLocked(qpdf, input.path, ctx);
+        const found = await readInput(run, input.path, input.title, ctx);
+        ctx.progress((0.3 * ++read) / request.inputs.length);
+        return found;
+      } catch (e) {
+        if (!(e instanceof FileconvError)) throw e;
+        throw new FileconvError(e.code, e.message, { cause: e, extra: { input: i + 1 } });
+      }
+    },
+  );
+  const pages = request.inputs.flatMap((i) => [i.path, '1-z']);
+  const output = join(request.outDir, 'merged.pdf');
+  const bookmarks = request.options.bookmarks !== false;
+  const joined = bookmarks ? join(ctx.workDir, 'joined.pdf') : output;
+  await run(['--empty', '--pages', ...pages, '--', ...writeArgs, joined], ctx);
+  ctx.progress(0.7);
+  if (bookmarks) await writeOutline(run, joined, output, inputs, ctx, writeArgs);
+  return { files: [output] };
+}
+
 export default defineConverter({
   name: 'qpdf',
   description:
-    'qpdf: PDF operations that keep the format (pages, split, rotate, protect and unlock, flatten, lossless compression, fast web view)',
+    'qpdf: PDF operations that keep the format (pages, split, rotate, protect and unlock, flatten, lossless compression, fast web view) and merges of several PDFs',
   packages: ['qpdf'],
   edges,
   options: OPTIONS,
+  merge: { format: 'pdf', options: MERGE_OPTIONS, run: mergePdfs },
   concurrency: 2,
   timeoutMs: 120_000,
   probe: () => probeBinary(['qpdf'], ['--version'], /qpdf version (\d+\.\d+(?:\.\d+)?)/),
   async run({ input, outDir, options: given }, ctx) {
     const o = optionsFor(OPTIONS, given);
-    const qpdf = findBinary(['qpdf']);
-    if (!qpdf) throw new FileconvError('CONVERT_FAILED', 'qpdf is not installed.');
+    const qpdf = qpdfBinary();
     await assertPdfHeader(input);
-    if (o.password === undefined && (await isEncryptedPdf(input))) {
-      // Owner-only restrictions open without a password; a user password does not.
-      const probe = await runProcess(qpdf, ['--requires-password', input], ctx).then(
-        () => 0,
-        (e: unknown) => (e instanceof EngineProcessError ? e.exitCode : undefined),
-      );
-      if (probe === 0) throw new FileconvError('ENCRYPTED_DOCUMENT');
-    }
+    if (o.password === undefined) await refuseLocked(qpdf, input, ctx);
     const output = join(outDir, o.split ? 'part.pdf' : 'output.pdf');
     const ownerPassword =
       o.owner_password && o.owner_password !== o.user_password

@@ -31,6 +31,15 @@ export function isUrl(input: string): boolean {
   return /^https?:\/\//i.test(input);
 }
 
+/** One result line of `convert`: an input (or a merge's inputs) and what became of it. */
+export interface ConvertLine {
+  input: string;
+  ok: boolean;
+  outputs: string[];
+  key?: string;
+  error?: { code: string; message: string };
+}
+
 export interface ConvertTarget {
   inputs: string[];
   to: string;

@@ -13,6 +13,7 @@ import { fetchToFile } from '../intake/url.js';
 import { mapLimit } from '../run/concurrency.js';
 import type { Progress } from '../run/types.js';
 import {
+  type ConvertLine,
   errorBody,
   exitWithUsageCode,
   interruptSignal,
@@ -23,6 +24,8 @@ import {
   sparingInput,
   UsageError,
 } from './convert-io.js';
+import { mergeCommandLine, mergeTarget } from './convert-merge.js';
+import { openStdio, type Stdio } from './convert-stdio.js';
 
 /** Flags that are options by another name: `--pages 2-5` is `-O pages=2-5`. */
 interface OperationFlags {
@@ -41,15 +44,10 @@ interface ConvertFlags extends OperationFlags {
   from?: string;
   json?: boolean;
   concurrency: string;
+  merge?: boolean;
 }
 
-export interface ConvertLine {
-  input: string;
-  ok: boolean;
-  outputs: string[];
-  key?: string;
-  error?: { code: string; message: string };
-}
+export type { ConvertLine } from './convert-io.js';
 
 export function register(program: Command): void {
   const cmd = program
@@ -71,15 +69,16 @@ export function register(program: Command): void {
     .option('--lang <codes>', 'OCR languages, like eng+deu (-O lang=...)')
     .option('--password <password>', 'the password of a protected PDF (-O password=...)')
     .option('--from <format>', 'source format, instead of detecting it')
+    .option('--merge', 'join the inputs, in order, into one file (PDF: one bookmark per input)')
     .option('--json', 'one JSON result per input per line (also the default when stdout is not a terminal)')
     .option('--concurrency <n>', 'inputs converted at once', '2')
     .addHelpText(
       'after',
-      '\nExit codes: 0 ok, 1 conversion failed, 2 usage, 3 unsupported pair, 4 some inputs of a batch failed.',
+      '\nSeveral inputs without --merge are converted each on its own; with --merge they become one file.\nExit codes: 0 ok, 1 conversion failed, 2 usage, 3 unsupported pair, 4 some inputs of a batch failed.',
     )
     .action(async (inputs: string[], flags: ConvertFlags) => {
       // A warm engine (the browser) holds the process open until it is closed.
-      process.exitCode = await convertCommand(inputs, flags).finally(closeEngines);
+      process.exitCode = await withStdio(inputs, flags).finally(closeEngines);
     });
   exitWithUsageCode(cmd);
 }
@@ -101,8 +100,35 @@ function collect(value: string, previous: string[]): string[] {
   return [...previous, value];
 }
 
-async function convertCommand(args: string[], flags: ConvertFlags): Promise<number> {
-  const json = Boolean(flags.json) || !process.stdout.isTTY;
+/** `-` as an input or as -o (convert-stdio.ts) around the command. */
+async function withStdio(args: string[], flags: ConvertFlags): Promise<number> {
+  let stdio: Stdio;
+  try {
+    stdio = await openStdio(args, flags.output, flags.from && resolveFormat(flags.from)?.id);
+  } catch (e) {
+    console.error(`fileconv convert: ${(e as Error).message}`);
+    return exitCodeOf(errorBody(e).code);
+  }
+  const command = flags.merge ? mergeCommand : convertCommand;
+  const outputs: string[] = [];
+  const code = await command(stdio.args, { ...flags, output: stdio.output }, stdio, outputs);
+  try {
+    if (code === EXIT.OK) await stdio.finish(outputs);
+    else await stdio.cleanup();
+  } catch (e) {
+    console.error(`fileconv convert: ${(e as Error).message}`);
+    return exitCodeOf(errorBody(e).code);
+  }
+  return code;
+}
+
+async function convertCommand(
+  args: string[],
+  flags: ConvertFlags,
+  stdio: Stdio,
+  outputs: string[],
+): Promise<number> {
+  const json = Boolean(flags.json) || !process.stdout.isTTY || stdio.toStdout;
   let target: ReturnType<typeof resolveTarget>;
   let options: Record<string, string>;
   let to: string;
@@ -117,10 +143,7 @@ async function convertCommand(args: string[], flags: ConvertFlags): Promise<numb
       throw new UsageError('--concurrency takes a whole number from 1 to 64');
     }
   } catch (e) {
-    const error = errorBody(e);
-    if (json) console.log(JSON.stringify({ ok: false, error }));
-    else console.error(`fileconv convert: ${(e as Error).message}`);
-    return exitCodeOf(error.code);
+    return refused(e, json, stdio);
   }
 
   // A terminal that reports no width (some pseudo-terminals) would make the spinner redraw endlessly.
@@ -144,13 +167,60 @@ async function convertCommand(args: string[], flags: ConvertFlags): Promise<numb
         if (spinner) spinner.text = `${basename(input)}: step ${p.step}/${p.steps} ${p.percent}%`;
       },
     });
-    if (json) console.log(JSON.stringify(line));
+    outputs.push(...line.outputs);
+    if (json) stdio.print(JSON.stringify(line));
     else report(line, spinner);
     return line;
   });
   spinner?.stop();
   if (signal.aborted) return Number(process.exitCode ?? EXIT.SIGINT);
   return batchExitCode(results);
+}
+
+/** `--merge`: every input, in order, into one file; one result line. */
+async function mergeCommand(
+  args: string[],
+  flags: ConvertFlags,
+  stdio: Stdio,
+  outputs: string[],
+): Promise<number> {
+  const json = Boolean(flags.json) || !process.stdout.isTTY || stdio.toStdout;
+  let job: Omit<Parameters<typeof mergeCommandLine>[1], 'signal' | 'onProgress'>;
+  try {
+    const target = mergeTarget(args, flags);
+    job = {
+      ...target,
+      to: knownFormat(target.to),
+      from: flags.from === undefined ? undefined : knownFormat(flags.from),
+      options: { ...operationOptions(flags), ...parseOptionPairs(flags.option) },
+    };
+  } catch (e) {
+    return refused(e, json, stdio);
+  }
+  const spinnerOk = !json && process.stderr.isTTY && (process.stderr.columns ?? 0) > 0;
+  const spinner: Ora | undefined = spinnerOk ? ora({ stream: process.stderr }).start() : undefined;
+  const signal = interruptSignal();
+  const line = await mergeCommandLine(args, {
+    ...job,
+    signal,
+    onProgress: (p) => {
+      if (spinner) spinner.text = `merging ${args.length} files: step ${p.step}/${p.steps} ${p.percent}%`;
+    },
+  });
+  outputs.push(...line.outputs);
+  if (json) stdio.print(JSON.stringify(line));
+  else report(line, spinner);
+  spinner?.stop();
+  if (signal.aborted) return Number(process.exitCode ?? EXIT.SIGINT);
+  return line.ok ? EXIT.OK : exitCodeOf(line.error?.code ?? 'CONVERT_FAILED');
+}
+
+/** A command refused before any conversion: its error line, and its exit code. */
+function refused(e: unknown, json: boolean, stdio: Stdio): number {
+  const error = errorBody(e);
+  if (json) stdio.print(JSON.stringify({ ok: false, error }));
+  else console.error(`fileconv convert: ${(e as Error).message}`);
+  return exitCodeOf(error.code);
 }
 
 function knownFormat(name: string): string {

@@ -1,3 +1,6 @@
+import { FileconvError, isFileconvError } from '../errors/index.js';
+import { runMerge } from '../run/merge.js';
+import { checkInputCount } from '../run/merge-limits.js';
 import { runConversion } from '../run/runner.js';
 import type { Progress, RunEvent } from '../run/types.js';
 import { sourceFormat } from './source-format.js';
@@ -43,4 +46,29 @@ export async function convertFile(job: ConvertFileJob): Promise<ConvertFileResul
     onEvent: job.onEvent,
   });
   return { from, to: job.to, key: result.plan.key, outputs: result.files.map((f) => f.path) };
+}
+
+export interface MergeFilesJob extends Omit<ConvertFileJob, 'path' | 'filename' | 'from'> {
+  /** The files in the order they are joined, each detected (its name a hint) unless `from` is given. */
+  inputs: readonly { path: string; filename: string; from?: string }[];
+}
+
+/**
+ * The local merge use case shared by the CLI and the library: every input's source resolved by the
+ * one rule, then converted and joined into one file (src/run/merge.ts).
+ */
+export async function mergeFiles(job: MergeFilesJob): Promise<ConvertFileResult> {
+  checkInputCount(job.inputs.length);
+  const inputs = [];
+  for (const [i, input] of job.inputs.entries()) {
+    try {
+      const from = input.from ?? (await sourceFormat(input.path, input.filename));
+      inputs.push({ path: input.path, name: input.filename, from });
+    } catch (e) {
+      if (!isFileconvError(e)) throw e;
+      throw new FileconvError(e.code, `Input ${i + 1} (${input.filename}): ${e.message}`, { cause: e });
+    }
+  }
+  const result = await runMerge({ ...job, inputs });
+  return { from: 'merge', to: job.to, key: result.plan.key, outputs: result.files.map((f) => f.path) };
 }

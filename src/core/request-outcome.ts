@@ -1,5 +1,6 @@
 import { CONVERSION_DETAIL_CODES, isFileconvError, messageFor } from '../errors/index.js';
 import type { InMemoryJob, InMemoryResult } from '../run/in-memory.js';
+import type { MergeJob } from '../run/merge.js';
 import type { ScratchSpace } from '../run/scratch.js';
 import type { ConversionJob, ConversionResult } from '../run/types.js';
 import type { BlobStore, RequestRecord, RequestStore, StoredError, TimelineEvent } from '../store/types.js';
@@ -13,6 +14,8 @@ import type { OptionSecrets } from './option-secrets.js';
 /** The engine side a worker needs: run a plan, zip several outputs. */
 export interface ConversionRunner {
   convert(job: ConversionJob): Promise<ConversionResult>;
+  /** Optional: several inputs converted and merged into one file (run/merge.ts). */
+  merge?(job: MergeJob): Promise<ConversionResult>;
   zip(files: readonly { path: string; name: string }[], zipPath: string): Promise<void>;
   /**
    * Optional: the largest input a conversion runs on bytes with (run/in-memory.ts), 0 when it
@@ -45,8 +48,11 @@ export type RunOutcome = 'succeeded' | 'failed' | 'requeued' | 'dropped';
 /** The error a failed conversion's request shows: a detail code with its fixed message, else CONVERT_FAILED. */
 export function requestError(e: unknown): StoredError {
   if (isFileconvError(e)) {
+    // A merge's input that failed is named (run/merge.ts puts "Input 2 (b.pdf): " before the message).
+    const input =
+      typeof e.extra.input === 'number' ? /^Input \d+ \([^)]*\): /.exec(e.message)?.[0] : undefined;
     if ((CONVERSION_DETAIL_CODES as readonly string[]).includes(e.code))
-      return { code: e.code, message: messageFor(e.code) };
+      return { code: e.code, message: `${input ?? ''}${messageFor(e.code)}` };
     if (e.code === 'CONVERT_FAILED') return { code: 'CONVERT_FAILED', message: e.message };
   }
   return { code: 'CONVERT_FAILED', message: messageFor('CONVERT_FAILED') };
@@ -100,5 +106,6 @@ async function refund(deps: RunRequestDeps, r: RequestRecord): Promise<void> {
 export async function dropInput(deps: RunRequestDeps, r: RequestRecord): Promise<void> {
   if (!r.inputKey) return;
   await deps.blobs.delete(r.inputKey).catch(() => {});
+  for (const input of r.inputs ?? []) await deps.blobs.delete(input.key).catch(() => {});
   await deps.store.clearInputKey(r.id);
 }

@@ -1,4 +1,4 @@
-import { rm } from 'node:fs/promises';
+import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { isFileconvError } from '../errors/index.js';
 import type { Progress } from '../run/types.js';
@@ -78,7 +78,8 @@ export async function runClaimedRequest(
       .catch((e) => deps.log(`progress of ${r.id} not stored: ${(e as Error).message}`));
   };
   try {
-    if (!r.inputKey || !r.from || !r.to) throw new Error('queued request without input or conversion');
+    if (!r.inputKey || !r.to || (!r.from && !r.inputs))
+      throw new Error('queued request without input or conversion');
     await event('started', startedMessage(r));
     onProgress({ percent: 0, stage: 'converting', step: 1, steps: r.progress.steps || 1 });
     const { from, to, inputKey } = r;
@@ -86,25 +87,28 @@ export async function runClaimedRequest(
     outDir = dir;
     const base = stem(r.filename);
     const options = await deps.optionSecrets.open(r.options);
-    const result = await blobs.withLocalCopy(inputKey, dir, (input) =>
-      engine.convert({
-        input,
-        from,
-        to,
-        options,
-        outDir: join(dir, 'out'),
-        baseName: base,
-        signal,
-        // Intake refused a file that is not its declared format (server/routes/intake.ts), on
-        // the same stored bytes.
-        declaredChecked: true,
-        onProgress,
-        onEvent: (e) => {
-          onEvent?.(e.kind, e.message);
-          event(e.kind, e.message).catch(() => {});
-        },
-      }),
-    );
+    const job = {
+      to,
+      options,
+      outDir: join(dir, 'out'),
+      baseName: base,
+      signal,
+      // Intake refused a file that is not its declared format (core/submit-*.ts), on the same
+      // stored bytes.
+      declaredChecked: true,
+      onProgress,
+      onEvent: (e: { kind: string; message: string }) => {
+        onEvent?.(e.kind, e.message);
+        event(e.kind, e.message).catch(() => {});
+      },
+    };
+    const result = r.inputs
+      ? await withLocalCopies(blobs, r.inputs, dir, (paths) => {
+          if (!engine.merge) throw new Error('this worker cannot merge');
+          const inputs = r.inputs!.map((i, n) => ({ path: paths[n]!, name: i.filename, from: i.format }));
+          return engine.merge({ ...job, inputs });
+        })
+      : await blobs.withLocalCopy(inputKey, dir, (input) => engine.convert({ ...job, input, from: from! }));
     enginesDone?.();
     const steps = result.plan.steps.length;
     onProgress({ percent: 99, stage: 'storing', step: steps, steps });
@@ -141,6 +145,26 @@ export async function runClaimedRequest(
   } finally {
     if (outDir) await rm(outDir, { recursive: true, force: true }).catch(() => {});
   }
+}
+
+/**
+ * Lends local paths of several blobs at once (each store's withLocalCopy, nested), in their order.
+ * Remote stores download each into its own folder under `dir`.
+ */
+async function withLocalCopies<T>(
+  blobs: RunRequestDeps['blobs'],
+  inputs: readonly { key: string }[],
+  dir: string,
+  fn: (paths: string[]) => Promise<T>,
+): Promise<T> {
+  const lend = async (i: number, paths: string[]): Promise<T> => {
+    const input = inputs[i];
+    if (!input) return fn(paths);
+    const own = join(dir, `input-${i + 1}`);
+    await mkdir(own, { recursive: true });
+    return blobs.withLocalCopy(input.key, own, (path) => lend(i + 1, [...paths, path]));
+  };
+  return lend(0, []);
 }
 
 /**

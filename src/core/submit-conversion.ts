@@ -5,7 +5,7 @@ import { resolveFormat } from '../formats/index.js';
 import type { QuotaKind } from '../identity/quota.js';
 import type { Plan } from '../plan/types.js';
 import type { ScratchSpace } from '../run/scratch.js';
-import type { BlobStore, QuotaDraw, RequestStore } from '../store/types.js';
+import type { BlobStore, NewRequest, QuotaDraw, RequestStore, TimelineEvent } from '../store/types.js';
 import type { OptionSecrets } from './option-secrets.js';
 import { sourceFormatOf } from './source-format.js';
 
@@ -145,7 +145,7 @@ export async function submitConversion(
   deps: SubmitDeps,
   sub: ConversionSubmission,
 ): Promise<SubmittedConversion> {
-  const { input, metering } = sub;
+  const { input } = sub;
   let filed = false;
   try {
     const planned = await planSubmission(deps, sub);
@@ -163,53 +163,104 @@ export async function submitConversion(
     const mismatch = formatMismatch(plan.from, { id: report.detected, confidence: report.confidence });
     if (mismatch) throw mismatch;
     const detectedAt = Date.now();
-    // Only accepted work counts: the unit is taken once the request is valid, just before it is filed.
-    const draw = await metering.draw(usesVoice(plan) ? 'voice' : 'conversions');
-    const ahead = await deps.queue.depth();
-    try {
-      await deps.store.createRequest(
+    await fileRequest(
+      deps,
+      sub,
+      {
+        conversion: plan.key,
+        from: plan.from,
+        to: plan.to,
+        filename: input.filename,
+        inputKey: input.key,
+        steps: plan.steps.length,
+        quota: usesVoice(plan) ? 'voice' : 'conversions',
+      },
+      [
         {
-          id: sub.id,
-          kind: 'convert',
-          status: 'running',
-          conversion: plan.key,
-          from: plan.from,
-          to: plan.to,
-          options: await deps.optionSecrets.seal(sub.options),
-          filename: input.filename,
-          inputKey: input.key,
-          ownerHash: sub.ownerHash,
-          identity: metering.identity,
-          quota: draw,
-          queue: 'queued',
-          progress: { percent: 0, stage: 'queued', step: 0, steps: plan.steps.length },
-          createdAt: sub.receivedAt,
+          at: sub.receivedAt,
+          kind: 'received',
+          message: `Received ${input.filename} (${input.size} bytes) for ${plan.key}.`,
         },
-        [
-          {
-            at: sub.receivedAt,
-            kind: 'received',
-            message: `Received ${input.filename} (${input.size} bytes) for ${plan.key}.`,
-          },
-          { at: detectedAt, kind: 'detected', message: detectMessage(report) },
-          {
-            at: detectedAt,
-            kind: 'queued',
-            message: `Queued behind ${ahead} other conversion${ahead === 1 ? '' : 's'}.`,
-          },
-        ],
-      );
-    } catch (e) {
-      await metering.refund(draw);
-      throw e;
-    }
+        { at: detectedAt, kind: 'detected', message: detectMessage(report) },
+      ],
+    );
     filed = true;
-    await sub.webhook?.register(sub.id);
-    await deps.queue.submit(sub.id);
+    await startFiled(deps, sub);
     return { id: sub.id, plan, report };
   } finally {
     if (!filed) await deps.blobs.delete(input.key).catch(() => {});
   }
+}
+
+/** What a filed request is, besides what every submission gives (id, options, owner, metering). */
+export interface FiledRequest {
+  conversion: string;
+  from: string | undefined;
+  to: string;
+  filename: string;
+  inputKey: string;
+  inputs?: NewRequest['inputs'];
+  steps: number;
+  quota: QuotaKind;
+}
+
+/**
+ * The end of every accepted submission: one quota unit taken (given back if recording fails),
+ * the request recorded with its first timeline lines and a `queued` one, its webhook registered,
+ * its job queued.
+ */
+export async function fileRequest(
+  deps: SubmitDeps,
+  sub: Pick<ConversionSubmission, 'id' | 'receivedAt' | 'options' | 'ownerHash' | 'metering' | 'webhook'>,
+  filed: FiledRequest,
+  events: TimelineEvent[],
+): Promise<void> {
+  // Only accepted work counts: the unit is taken once the request is valid, just before it is filed.
+  const draw = await sub.metering.draw(filed.quota);
+  const ahead = await deps.queue.depth();
+  const queuedAt = events.at(-1)?.at ?? Date.now();
+  try {
+    await deps.store.createRequest(
+      {
+        id: sub.id,
+        kind: 'convert',
+        status: 'running',
+        conversion: filed.conversion,
+        from: filed.from,
+        to: filed.to,
+        options: await deps.optionSecrets.seal(sub.options),
+        filename: filed.filename,
+        inputKey: filed.inputKey,
+        inputs: filed.inputs,
+        ownerHash: sub.ownerHash,
+        identity: sub.metering.identity,
+        quota: draw,
+        queue: 'queued',
+        progress: { percent: 0, stage: 'queued', step: 0, steps: filed.steps },
+        createdAt: sub.receivedAt,
+      },
+      [
+        ...events,
+        {
+          at: queuedAt,
+          kind: 'queued',
+          message: `Queued behind ${ahead} other conversion${ahead === 1 ? '' : 's'}.`,
+        },
+      ],
+    );
+  } catch (e) {
+    await sub.metering.refund(draw);
+    throw e;
+  }
+}
+
+/** A recorded request's webhook registered and its job queued (the inputs are the request's now). */
+export async function startFiled(
+  deps: SubmitDeps,
+  sub: Pick<ConversionSubmission, 'id' | 'webhook'>,
+): Promise<void> {
+  await sub.webhook?.register(sub.id);
+  await deps.queue.submit(sub.id);
 }
 
 /** The timeline line of a detection: what was found, and whether it matches the declared format. */

@@ -71,6 +71,7 @@ function honouredBy(name: string, converters: Converter[]): string {
     .map((c) => {
       const some = c.edges.filter((e) => edgeOptionNames(c, e).includes(name));
       if (some.length === c.edges.length) return c.name;
+      if (some.length === 0 && c.merge?.options.includes(name)) return `${c.name} (merging several inputs)`;
       const targets = [...new Set(some.map((e) => e.to))].sort();
       return `${c.name} (to ${targets.join(', ')})`;
     })

@@ -65,6 +65,23 @@ export interface StepRequest {
   options: ConversionOptions;
 }
 
+/** Several files of one format joined into one, in order (a merge of PDFs). */
+export interface MergeRequest {
+  /** The files, in the order they are joined, each with the name its bookmark shows. */
+  inputs: readonly { path: string; title: string }[];
+  outDir: string;
+  /** Validated options; the merge reads those it declares. */
+  options: ConversionOptions;
+}
+
+/** An engine's merge: joins several files of `format` into one file of it. */
+export interface MergeCapability {
+  format: FormatId;
+  /** The converter's options the merge honours (they apply to no single-file step). */
+  options: readonly string[];
+  run(request: MergeRequest, ctx: StepContext): Promise<StepResult>;
+}
+
 export interface StepResult {
   /** Output files in order (pages in page order). */
   files: string[];
@@ -123,6 +140,8 @@ export interface Converter {
     accepts(edge: ConversionEdge): boolean;
     run(step: InMemoryStep, ctx: { signal: AbortSignal; timeoutMs: number }): Promise<InMemoryOutput>;
   };
+  /** Optional: joins several files into one (qpdf: PDFs), for requests with several inputs. */
+  merge?: MergeCapability;
   /** How many runs of this engine may go at once (default 2). */
   concurrency?: number;
   /** Default wall-clock limit of one step in ms (default 120 s). */

@@ -28,7 +28,15 @@ export interface UploadedFile {
 export interface ParsedUpload {
   /** Non-file parts by name (a `meta` sent as a file part is read into here too). */
   fields: Map<string, { value: string; mimeType: string }>;
+  /** The first (or only) file part. */
   file: UploadedFile | undefined;
+  /** Every file part, in the order sent (at most `maxFiles`). */
+  files: UploadedFile[];
+}
+
+/** Where the n-th file part (from 0) of an upload is stored: the key itself, then `key.2`, `key.3`... */
+export function fileKeyOf(key: string, n: number): string {
+  return n === 0 ? key : `${key}.${n + 1}`;
 }
 
 /**
@@ -77,10 +85,17 @@ export function checkContentLength(
   return undefined;
 }
 
+interface Receiving {
+  file: Omit<UploadedFile, 'size'>;
+  writer?: BlobWriter;
+  done: Promise<number>;
+}
+
 /**
- * Streams a multipart body: the part `file` goes straight into the blob store under `fileKey`
- * (memory stays flat whatever its size), other parts are small fields. Refusals (status 413/422/400)
- * remove the partial blob and drain the rest of the body.
+ * Streams a multipart body: each part `file` goes straight into the blob store, the first under
+ * `fileKey`, later ones (up to `maxFiles`, for a merge) under `fileKeyOf` (memory stays flat
+ * whatever their size), other parts are small fields. `maxFileBytes` caps all files together.
+ * Refusals (status 413/422/400) remove every partial blob and drain the rest of the body.
  */
 export function receiveUpload(
   incoming: IncomingMessage,
@@ -88,13 +103,20 @@ export function receiveUpload(
   fileKey: string,
   maxFileBytes: number,
   pace?: UploadPace,
+  maxFiles = 1,
 ): Promise<ParsedUpload> {
   return new Promise((resolve, reject) => {
     const fields = new Map<string, { value: string; mimeType: string }>();
-    let file: Omit<UploadedFile, 'size'> | undefined;
-    let writer: BlobWriter | undefined;
-    let fileDone: Promise<number> | undefined;
+    const receiving: Receiving[] = [];
+    let total = 0;
     let settled = false;
+    const tooManyFiles = () =>
+      maxFiles === 1
+        ? new FileconvError('INTAKE_FAILED', 'Send exactly one file part.')
+        : new FileconvError(
+            'INVALID_REQUEST',
+            `Too many file parts: one request takes at most ${maxFiles} files (a merge of at most ${maxFiles} inputs).`,
+          );
 
     let parser: BusboyInstance;
     try {
@@ -104,9 +126,10 @@ export function receiveUpload(
         highWaterMark: UPLOAD_BUFFER_BYTES,
         fileHwm: UPLOAD_BUFFER_BYTES,
         limits: {
-          files: 2,
+          // One more than allowed, so going over is seen (a meta sent as a file part counts too).
+          files: maxFiles + 2,
           fields: 8,
-          parts: 10,
+          parts: maxFiles + 10,
           fileSize: maxFileBytes + 1,
           fieldSize: MAX_FIELD_BYTES,
           headerPairs: 50,
@@ -128,8 +151,12 @@ export function receiveUpload(
       drainRequest(incoming, drainMs);
       // A writer still being created removes its own file once it sees the refusal (below): wait
       // for that too, since a fast parser can reach a limit before the blob file exists.
-      const cleanup = writer ? writer.abort() : (fileDone ?? Promise.resolve());
-      fileDone?.catch(() => {});
+      const cleanup = Promise.all(
+        receiving.map((r) => {
+          r.done.catch(() => {});
+          return r.writer ? r.writer.abort().catch(() => {}) : r.done.catch(() => {});
+        }),
+      );
       cleanup.then(
         () => reject(error),
         () => reject(error),
@@ -158,26 +185,27 @@ export function receiveUpload(
         });
         return;
       }
-      if (name !== 'file' || file) {
+      if (name !== 'file' || receiving.length >= maxFiles) {
         stream.resume();
         refuse(
-          new FileconvError(
-            'INTAKE_FAILED',
-            name === 'file'
-              ? 'Send exactly one file part.'
-              : `Unexpected file part "${sanitizeFilename(name, UPLOAD_FALLBACK_NAME)}"; the file goes in the part "file".`,
-          ),
+          name === 'file'
+            ? tooManyFiles()
+            : new FileconvError(
+                'INTAKE_FAILED',
+                `Unexpected file part "${sanitizeFilename(name, UPLOAD_FALLBACK_NAME)}"; the file goes in the part "file".`,
+              ),
         );
         return;
       }
-      file = {
-        key: fileKey,
-        filename: sanitizeFilename(filename, UPLOAD_FALLBACK_NAME),
-        contentType: mimeType,
+      const key = fileKeyOf(fileKey, receiving.length);
+      const entry: Receiving = {
+        file: { key, filename: sanitizeFilename(filename, UPLOAD_FALLBACK_NAME), contentType: mimeType },
+        done: Promise.resolve(0),
       };
+      receiving.push(entry);
       stream.on('limit', () => refuse(tooLarge(maxFileBytes)));
-      fileDone = blobs.createWriter(fileKey).then(async (w) => {
-        writer = w;
+      entry.done = blobs.createWriter(key).then(async (w) => {
+        entry.writer = w;
         if (settled) {
           await w.abort();
           return 0;
@@ -185,11 +213,14 @@ export function receiveUpload(
         let size = 0;
         stream.on('data', (c: Buffer) => {
           size += c.length;
+          total += c.length;
+          // The cap is on all files together.
+          if (total > maxFileBytes) refuse(tooLarge(maxFileBytes));
         });
         await pipeline(stream, w.stream);
         return size;
       });
-      fileDone.catch((e) => refuse(storeFailure(e)));
+      entry.done.catch((e) => refuse(storeFailure(e)));
     });
 
     parser.on('field', (name, value, _nameTruncated, valueTruncated, _encoding, mimeType) => {
@@ -204,28 +235,29 @@ export function receiveUpload(
     });
     const tooMany = () =>
       refuse(new FileconvError('INTAKE_FAILED', 'The multipart body has too many parts.'));
-    parser.on('filesLimit', tooMany);
+    parser.on('filesLimit', () => refuse(tooManyFiles()));
     parser.on('fieldsLimit', tooMany);
     parser.on('partsLimit', tooMany);
     parser.on('error', () => refuse(new FileconvError('INTAKE_FAILED', 'The multipart body is malformed.')));
     parser.on('finish', async () => {
       if (settled) return;
-      let size = 0;
+      let sizes: number[];
       try {
-        if (fileDone) size = await fileDone;
+        sizes = await Promise.all(receiving.map((r) => r.done));
       } catch {
         return;
       }
       if (settled) return;
       try {
-        if (writer) await writer.commit();
+        for (const r of receiving) await r.writer?.commit();
       } catch (e) {
         refuse(storeFailure(e));
         return;
       }
       settled = true;
       stopPace();
-      resolve({ fields, file: file && { ...file, size } });
+      const files = receiving.map((r, i) => ({ ...r.file, size: sizes[i] ?? 0 }));
+      resolve({ fields, file: files[0], files });
     });
     incoming.on('aborted', () =>
       refuse(new FileconvError('INTAKE_FAILED', 'The client stopped sending the upload.')),

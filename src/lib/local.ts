@@ -2,7 +2,7 @@
 import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, dirname, extname, join, resolve } from 'node:path';
-import { type ConvertFileResult, convertFile } from '../core/convert-file.js';
+import { type ConvertFileResult, convertFile, mergeFiles } from '../core/convert-file.js';
 import { type DetectReport, detect as detectPath } from '../detect/index.js';
 import { FileconvError } from '../errors/index.js';
 import { formatFromFilename, resolveFormat } from '../formats/index.js';
@@ -48,9 +48,16 @@ export interface ConvertOptions {
 
 export type ConvertResult = ConvertFileResult;
 
-/** Converts one file with the installed engines; resolves with the output paths. */
-export async function convert(input: FileInput, options: ConvertOptions): Promise<ConvertResult> {
+/**
+ * Converts one file with the installed engines; resolves with the output paths. Several files
+ * (a list of paths) are merged into one PDF, in order, with one bookmark per file (docs/operations.md).
+ */
+export async function convert(
+  input: FileInput | readonly string[],
+  options: ConvertOptions,
+): Promise<ConvertResult> {
   const to = knownFormat(options.to);
+  if (isList(input)) return mergeList(input, to, options);
   const from = options.from === undefined ? undefined : knownFormat(options.from);
   if (typeof input !== 'string' && options.output === undefined) {
     throw new FileconvError('INVALID_REQUEST', 'convert() of bytes needs an `output` path or folder.');
@@ -72,6 +79,30 @@ export async function convert(input: FileInput, options: ConvertOptions): Promis
       onProgress: options.onProgress,
       onEvent: options.onEvent,
     });
+  });
+}
+
+const isList = (input: FileInput | readonly string[]): input is readonly string[] => Array.isArray(input);
+
+/** convert() of a list of paths: one merged file, named after the first input unless `output` says. */
+async function mergeList(
+  paths: readonly string[],
+  to: string,
+  options: ConvertOptions,
+): Promise<ConvertResult> {
+  if (paths.length === 1) return convert(paths[0]!, options);
+  const from = options.from === undefined ? undefined : knownFormat(options.from);
+  const first = paths[0] ?? 'merged';
+  const { outDir, baseName } = await outputPlace(options.output, first);
+  return mergeFiles({
+    inputs: paths.map((path) => ({ path, filename: basename(path), from })),
+    to,
+    options: options.options,
+    outDir,
+    baseName: options.output === undefined ? `${baseName}-merged` : baseName,
+    signal: options.signal,
+    onProgress: options.onProgress,
+    onEvent: options.onEvent,
   });
 }
 

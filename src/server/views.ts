@@ -60,6 +60,7 @@ export function requestView(
     kind: r.kind,
     status: r.status,
     ...(r.conversion ? { conversion: r.conversion } : {}),
+    ...(r.inputs ? { inputs: inputsView(r.inputs) } : {}),
     created_at: iso(r.createdAt),
     ...(r.finishedAt ? { finished_at: iso(r.finishedAt) } : {}),
     progress: r.progress,
@@ -69,6 +70,11 @@ export function requestView(
       : {}),
     ...(r.error ? { error: errorView(r.error) } : {}),
   };
+}
+
+/** A merge's inputs as shown: names and formats in order, never their blob keys. */
+export function inputsView(inputs: readonly { filename: string; format: string }[]) {
+  return inputs.map((i) => ({ name: shownText(i.filename), format: i.format }));
 }
 
 /** A request's error as shown: its message may quote an engine's words about the input. */

@@ -88,4 +88,6 @@ export const PG_MIGRATIONS: readonly string[] = [
    CREATE INDEX write_admissions_key ON write_admissions (key, at);
    CREATE INDEX write_admissions_at ON write_admissions (at);
    CREATE TABLE secrets (name TEXT PRIMARY KEY, value BYTEA NOT NULL, created_at BIGINT NOT NULL);`,
+  // The inputs of a request with several (a merge), as JSON: keys, names, formats and sizes in order.
+  `ALTER TABLE requests ADD COLUMN inputs TEXT;`,
 ];

@@ -18,8 +18,8 @@ const QUEUED_PROGRESS: Progress = { percent: 0, stage: 'queued', step: 0, steps:
 export async function insertRequest(client: pg.PoolClient, r: NewRequest): Promise<void> {
   await client.query(
     `INSERT INTO requests (id, kind, status, conversion, from_format, to_format, options, filename, input_key,
-       owner_hash, identity, queue, progress, report, quota_kind, quota_day, created_at, updated_at, finished_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $17, $18)`,
+       owner_hash, identity, queue, progress, report, quota_kind, quota_day, created_at, updated_at, finished_at, inputs)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $17, $18, $19)`,
     [
       r.id,
       r.kind,
@@ -39,6 +39,7 @@ export async function insertRequest(client: pg.PoolClient, r: NewRequest): Promi
       r.quota?.day ?? null,
       r.createdAt,
       r.status === 'running' ? null : r.createdAt,
+      r.inputs ? JSON.stringify(r.inputs) : null,
     ],
   );
 }

@@ -2,7 +2,7 @@ import type pg from 'pg';
 import type { Progress } from '../run/types.js';
 import { transaction } from './postgres-db.js';
 import { finishRunning, insertArtifacts, insertEvent, insertRequest, requeueOne } from './postgres-writes.js';
-import { type ArtifactRow, type RequestRow, toArtifact, toRequest } from './sqlite-schema.js';
+import { type ArtifactRow, inputKeysOf, type RequestRow, toArtifact, toRequest } from './sqlite-schema.js';
 import type {
   ArtifactRecord,
   ConversionCounts,
@@ -185,11 +185,13 @@ export class PostgresRequestStore implements RequestStore {
   }
 
   async liveBlobKeys(): Promise<Set<string>> {
-    const { rows } = await this.pool.query<{ k: string }>(
-      `SELECT input_key AS k FROM requests WHERE input_key IS NOT NULL
-       UNION SELECT blob_key AS k FROM artifacts WHERE expired = 0`,
+    const inputs = await this.pool.query<{ input_key: string | null; inputs: string | null }>(
+      'SELECT input_key, inputs FROM requests WHERE input_key IS NOT NULL',
     );
-    return new Set(rows.map((r) => r.k));
+    const artifacts = await this.pool.query<{ k: string }>(
+      'SELECT blob_key AS k FROM artifacts WHERE expired = 0',
+    );
+    return new Set([...inputs.rows.flatMap(inputKeysOf), ...artifacts.rows.map((r) => r.k)]);
   }
 
   async conversionCounts(since: number): Promise<ConversionCounts[]> {

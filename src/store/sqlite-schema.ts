@@ -1,7 +1,14 @@
 import type { ArtifactChecks } from '../fidelity/describe.js';
 import { QUOTA_SCHEMA_SQL, type QuotaKind } from '../identity/quota.js';
 import type { Progress } from '../run/types.js';
-import type { ArtifactRecord, RequestRecord } from './types.js';
+import type { ArtifactRecord, RequestInput, RequestRecord } from './types.js';
+
+/** The blob keys a row's inputs hold: the one input, or every input of a merge. */
+export function inputKeysOf(row: { input_key: string | null; inputs: string | null }): string[] {
+  if (!row.input_key) return [];
+  const inputs = row.inputs ? (JSON.parse(row.inputs) as RequestInput[]) : [];
+  return [row.input_key, ...inputs.map((i) => i.key)];
+}
 
 /** Schema changes in order; `PRAGMA user_version` records how many have run. Never edit a shipped one. */
 export const MIGRATIONS: readonly string[] = [
@@ -83,6 +90,8 @@ export const MIGRATIONS: readonly string[] = [
    CREATE INDEX write_admissions_at ON write_admissions (at);`,
   // Secrets every process shares (link signing, webhook signing).
   `CREATE TABLE secrets (name TEXT PRIMARY KEY, value BLOB NOT NULL, created_at INTEGER NOT NULL);`,
+  // The inputs of a request with several (a merge), as JSON: keys, names, formats and sizes in order.
+  `ALTER TABLE requests ADD COLUMN inputs TEXT;`,
 ];
 
 export interface RequestRow {
@@ -108,6 +117,7 @@ export interface RequestRow {
   finished_at: number | null;
   quota_kind: string | null;
   quota_day: string | null;
+  inputs: string | null;
 }
 
 export interface ArtifactRow {
@@ -135,6 +145,7 @@ export function toRequest(r: RequestRow): RequestRecord {
     options: r.options ? JSON.parse(r.options) : undefined,
     filename: r.filename,
     inputKey: r.input_key ?? undefined,
+    inputs: r.inputs ? (JSON.parse(r.inputs) as RequestInput[]) : undefined,
     ownerHash: r.owner_hash ?? undefined,
     identity: r.identity,
     queue: r.queue as RequestRecord['queue'],

@@ -1,7 +1,14 @@
 import type Database from 'better-sqlite3';
 import type { Progress } from '../run/types.js';
 import { statements } from './sqlite-db.js';
-import { type ArtifactRow, artifactValues, type RequestRow, toArtifact, toRequest } from './sqlite-schema.js';
+import {
+  type ArtifactRow,
+  artifactValues,
+  inputKeysOf,
+  type RequestRow,
+  toArtifact,
+  toRequest,
+} from './sqlite-schema.js';
 import {
   type ArtifactRecord,
   type ConversionCounts,
@@ -28,9 +35,10 @@ export class SqliteRequestStore implements RequestStore {
   async createRequest(r: NewRequest, events: readonly TimelineEvent[]): Promise<void> {
     const insert = this.sql(
       `INSERT INTO requests (id, kind, status, conversion, from_format, to_format, options, filename, input_key,
-         owner_hash, identity, queue, progress, report, quota_kind, quota_day, created_at, updated_at, finished_at)
+         owner_hash, identity, queue, progress, report, quota_kind, quota_day, created_at, updated_at, finished_at, inputs)
        VALUES (@id, @kind, @status, @conversion, @from, @to, @options, @filename, @inputKey,
-         @ownerHash, @identity, @queue, @progress, @report, @quotaKind, @quotaDay, @createdAt, @createdAt, @finishedAt)`,
+         @ownerHash, @identity, @queue, @progress, @report, @quotaKind, @quotaDay, @createdAt, @createdAt, @finishedAt,
+         @inputs)`,
     );
     this.db.transaction(() => {
       insert.run({
@@ -52,6 +60,7 @@ export class SqliteRequestStore implements RequestStore {
         quotaDay: r.quota?.day ?? null,
         createdAt: r.createdAt,
         finishedAt: r.status === 'running' ? null : r.createdAt,
+        inputs: r.inputs ? JSON.stringify(r.inputs) : null,
       });
       for (const e of events) this.insertEvent(r.id, e);
     })();
@@ -230,10 +239,11 @@ export class SqliteRequestStore implements RequestStore {
 
   async liveBlobKeys(): Promise<Set<string>> {
     const keys = new Set<string>();
-    for (const r of this.sql('SELECT input_key AS k FROM requests WHERE input_key IS NOT NULL').all() as {
-      k: string;
+    for (const r of this.sql('SELECT input_key, inputs FROM requests WHERE input_key IS NOT NULL').all() as {
+      input_key: string | null;
+      inputs: string | null;
     }[])
-      keys.add(r.k);
+      for (const k of inputKeysOf(r)) keys.add(k);
     for (const r of this.sql('SELECT blob_key AS k FROM artifacts WHERE expired = 0').all() as {
       k: string;
     }[])

@@ -27,8 +27,10 @@ export interface RequestRecord {
   options: Record<string, unknown> | undefined;
   /** The uploaded file's sanitised name. */
   filename: string;
-  /** Blob key of the input while it is kept (deleted once the conversion ends). */
+  /** Blob key of the input while it is kept (deleted once the conversion ends); a merge's first input. */
   inputKey: string | undefined;
+  /** A request with several inputs (a merge): all of them in order, the first being `inputKey`. */
+  inputs: RequestInput[] | undefined;
   ownerHash: string | undefined;
   identity: string;
   queue: QueueState;
@@ -42,6 +44,17 @@ export interface RequestRecord {
   finishedAt: number | undefined;
   /** The daily quota unit this request drew (refunded if the conversion fails). */
   quota: QuotaDraw | undefined;
+}
+
+/** One of several inputs of a request (a merge), in the order they were sent. */
+export interface RequestInput {
+  /** Blob key while the input is kept. */
+  key: string;
+  /** The sanitised name it was sent under. */
+  filename: string;
+  /** Its format as the request was planned with it. */
+  format: FormatId;
+  size: number;
 }
 
 export interface QuotaDraw {
@@ -90,6 +103,8 @@ export interface NewRequest {
   options?: Record<string, unknown>;
   filename: string;
   inputKey?: string;
+  /** Several inputs (a merge), in order; `inputKey` is the first's key. */
+  inputs?: readonly RequestInput[];
   ownerHash?: string;
   identity: string;
   queue: QueueState;
@@ -167,7 +182,7 @@ export interface RequestStore {
   /** Artifacts past their expiry and not yet marked expired. */
   dueArtifacts(now: number): Promise<ArtifactRecord[]>;
   markExpired(requestId: string, name: string): Promise<boolean>;
-  /** Every blob key the metadata still points at (inputs of unfinished work, live artifacts). */
+  /** Every blob key the metadata still points at (inputs of unfinished work, every input of a merge, live artifacts). */
   liveBlobKeys(): Promise<Set<string>>;
   conversionCounts(since: number): Promise<ConversionCounts[]>;
   saveWebhook(webhook: StoredWebhook): Promise<void>;

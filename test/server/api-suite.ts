@@ -1,9 +1,13 @@
 import { createHash } from 'node:crypto';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import sharp from 'sharp';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodeOpaque } from '../../src/server/tokens.js';
 import { openStores } from '../../src/store/open.js';
+import { textPdf } from '../converters/_image-samples.js';
+import { outline, pageText, pdfPages } from '../helpers/merge-inputs.js';
 import { yamlAliasBomb } from '../helpers/yaml-bomb.js';
 import { SETUP_TITLES, type Setup, type SetupName, setupMissing, startSetup } from '../support/setups.js';
 import {
@@ -266,6 +270,49 @@ export function apiSuite(setupName: SetupName): void {
             .subarray(0, 2)
             .toString(),
         ).toBe('PK');
+      });
+    });
+
+    describe('several inputs merged into one PDF', () => {
+      it('merges two PDFs and a PNG in order, with their inputs on the request and none kept after', async () => {
+        const dir = join(server.dataDir, 'merge-inputs');
+        mkdirSync(dir, { recursive: true });
+        const a = readFileSync(await textPdf(dir, ['Merge alpha one', 'Merge alpha two'], 'a.pdf'));
+        const b = readFileSync(await textPdf(dir, ['Merge bravo'], 'b.pdf'));
+        const png = await sharp({ create: { width: 40, height: 30, channels: 3, background: '#3a6' } })
+          .png()
+          .toBuffer();
+        const res = await post(`${base}/api/public/convert`, [
+          metaPart({ to: 'pdf' }),
+          filePart('a.pdf', a, 'application/pdf'),
+          filePart('pic.png', png, 'image/png'),
+          filePart('b.pdf', b, 'application/pdf'),
+        ]);
+        expect(res.status).toBe(202);
+        expect(res.json.inputs).toEqual([
+          { name: 'a.pdf', format: 'pdf' },
+          { name: 'pic.png', format: 'png' },
+          { name: 'b.pdf', format: 'pdf' },
+        ]);
+        const done = await waitDone(base, res.json.request_id);
+        expect(done.status, JSON.stringify(done.error)).toBe('succeeded');
+        expect(done).toMatchObject({ conversion: 'merge-pdf', inputs: res.json.inputs });
+        const file = await request(String((await get(done.artifacts[0].download)).headers.location));
+        const merged = join(dir, 'merged.pdf');
+        writeFileSync(merged, Buffer.from(await file.body.arrayBuffer()));
+        expect(pdfPages(merged)).toBe(4);
+        expect(pageText(merged, 4)).toContain('Merge bravo');
+        expect(outline(merged).map((i) => [i.title, i.page])).toEqual([
+          ['a', 1],
+          ['pic', 3],
+          ['b', 4],
+        ]);
+        // Every input (disk or S3) was deleted when the request ended.
+        const { blobs, store } = server.context;
+        expect([...(await store.liveBlobKeys())].some((k) => k.startsWith(`inputs/${done.request_id}`))).toBe(
+          false,
+        );
+        expect((await blobs.list()).some((k) => k.startsWith(`inputs/${done.request_id}`))).toBe(false);
       });
     });
 

@@ -1,15 +1,23 @@
 import type { Context, Hono, MiddlewareHandler } from 'hono';
 import { detectFile } from '../../core/detect-file.js';
 import { type SubmitMetering, submitConversion } from '../../core/submit-conversion.js';
+import { submitMerge } from '../../core/submit-merge.js';
 import { FileconvError } from '../../errors/index.js';
-import { checkContentLength, type ParsedUpload, receiveUpload } from '../../intake/upload.js';
+import {
+  checkContentLength,
+  fileKeyOf,
+  type ParsedUpload,
+  receiveUpload,
+  type UploadedFile,
+} from '../../intake/upload.js';
+import { MAX_MERGE_INPUTS } from '../../run/merge-limits.js';
 import { type AppEnv, meteredAs, type ServerContext, type WriteOperation } from '../context.js';
 import { incomingOf } from '../incoming.js';
 import { checkQuotaLeft, drawQuota, enforceWriteLimit, reportLimits } from '../metering.js';
 import { parseConvertMeta } from '../schemas/meta.js';
 import { fetchSourceUrl } from '../source-url.js';
 import { newOwnerToken, newRequestId, OWNER_TOKEN, sha256Hex } from '../tokens.js';
-import { baseUrl, requestView } from '../views.js';
+import { baseUrl, inputsView, requestView } from '../views.js';
 import { awaitEnd, MAX_SUBMIT_WAIT_SECONDS, waitMs } from '../wait.js';
 
 /**
@@ -56,17 +64,73 @@ async function readUpload(
   ctx: ServerContext,
   c: Parameters<MiddlewareHandler<AppEnv>>[0],
   key: string,
+  maxFiles = 1,
 ): Promise<ParsedUpload> {
   const incoming = incomingOf(c);
   const tooBig = checkContentLength(incoming, ctx.config.maxUpload);
   if (tooBig) throw tooBig;
-  const upload = await receiveUpload(incoming, ctx.blobs, key, ctx.config.maxUpload, ctx.config.uploadPace);
-  if (upload.file) ctx.metrics.receivedFile(upload.file.size);
+  const upload = await receiveUpload(
+    incoming,
+    ctx.blobs,
+    key,
+    ctx.config.maxUpload,
+    ctx.config.uploadPace,
+    maxFiles,
+  );
+  for (const file of upload.files) ctx.metrics.receivedFile(file.size);
   return upload;
 }
 
+/**
+ * Fetches meta.source_urls in order, each as source_url is (SSRF checks, the size cap), the cap
+ * counting all of them together. `keep` learns each stored key at once, so a refusal deletes them.
+ */
+async function fetchSources(
+  ctx: ServerContext,
+  urls: readonly string[],
+  inputKey: string,
+  signal: AbortSignal,
+  keep: (key: string) => void,
+): Promise<UploadedFile[]> {
+  const files: UploadedFile[] = [];
+  let total = 0;
+  for (const [i, url] of urls.entries()) {
+    const key = fileKeyOf(inputKey, i);
+    const file = await fetchSourceUrl(ctx, url, key, signal);
+    keep(key);
+    ctx.metrics.receivedFile(file.size);
+    total += file.size;
+    if (total > ctx.config.maxUpload)
+      throw new FileconvError(
+        'SOURCE_URL_FETCH_FAILED',
+        `The files at the URLs are together larger than the limit of ${ctx.config.maxUpload} bytes.`,
+      );
+    files.push(file);
+  }
+  return files;
+}
+
+/**
+ * The answer to a filed conversion: 202 while it runs, or with ?wait=N (an extension of api.md)
+ * the finished request as GET /requests/{id} shows it, if it ends in time.
+ */
+async function answerSubmitted(
+  c: Context<AppEnv>,
+  ctx: ServerContext,
+  id: string,
+  wait: number,
+  inputs?: ReturnType<typeof inputsView>,
+) {
+  const finished = wait > 0 ? await awaitEnd(ctx, id, wait, c.req.raw.signal) : undefined;
+  if (finished && finished.status !== 'running') {
+    c.header('Cache-Control', 'no-store');
+    return c.json(requestView(finished, await ctx.store.artifacts(id), baseUrl(c, ctx.config)));
+  }
+  return c.json({ request_id: id, status: 'running' as const, ...(inputs ? { inputs } : {}) }, 202);
+}
+
 export function registerIntakeRoutes(app: Hono<AppEnv>, ctx: ServerContext): void {
-  const { store, blobs } = ctx;
+  const { blobs } = ctx;
 
   app.post('/api/public/detect', writeGate(ctx, 'detect'), async (c) => {
     const id = newRequestId();
@@ -110,8 +174,9 @@ export function registerIntakeRoutes(app: Hono<AppEnv>, ctx: ServerContext): voi
     const id = newRequestId();
     const inputKey = `inputs/${id}`;
     const received = Date.now();
-    const upload = await readUpload(ctx, c, inputKey);
-    let stored = upload.file !== undefined;
+    const upload = await readUpload(ctx, c, inputKey, MAX_MERGE_INPUTS);
+    // The stored inputs this handler still owns (deleted if it ends before a submission takes them).
+    const stored = new Set(upload.files.map((f) => f.key));
     try {
       const meta = parseConvertMeta(upload.fields.get('meta'));
       const extra = [...upload.fields.keys()].filter((k) => k !== 'meta');
@@ -120,13 +185,43 @@ export function registerIntakeRoutes(app: Hono<AppEnv>, ctx: ServerContext): voi
           'INVALID_REQUEST',
           `Unknown part "${extra[0]!.slice(0, 40)}"; convert takes "meta" and "file".`,
         );
+      const webhook = meta.webhook;
+      // What every submission carries besides its inputs.
+      const submission = {
+        id,
+        receivedAt: received,
+        conversion: meta.conversion,
+        to: meta.to,
+        options: meta.options,
+        ownerHash: c.get('ownerHash'),
+        metering: meteringOf(c, ctx),
+        webhook: webhook && {
+          check: () => ctx.webhooks.checkTarget(webhook, c.req.raw.signal),
+          register: (requestId: string) => ctx.webhooks.register(requestId, webhook, baseUrl(c, ctx.config)),
+        },
+      };
+      if (upload.files.length > 1 || meta.sourceUrls !== undefined) {
+        if (meta.sourceUrl !== undefined || (meta.sourceUrls && upload.files.length > 0))
+          throw new FileconvError(
+            'INVALID_REQUEST',
+            'Send the inputs either as file parts or as meta.source_urls, and not with meta.source_url.',
+          );
+        const inputs =
+          meta.sourceUrls === undefined
+            ? upload.files
+            : await fetchSources(ctx, meta.sourceUrls, inputKey, c.req.raw.signal, (k) => stored.add(k));
+        // From here the stored inputs are the submission's: it deletes them when the request is refused.
+        stored.clear();
+        const merged = await submitMerge(ctx, { ...submission, inputs });
+        return answerSubmitted(c, ctx, id, wait, inputsView(merged.inputs));
+      }
       let file = upload.file;
       if (meta.sourceUrl !== undefined) {
         if (file)
           throw new FileconvError('INVALID_REQUEST', 'Send either a file part or meta.source_url, not both.');
         file = await fetchSourceUrl(ctx, meta.sourceUrl, inputKey, c.req.raw.signal);
         ctx.metrics.receivedFile(file.size);
-        stored = true;
+        stored.add(inputKey);
       }
       if (!file)
         throw new FileconvError(
@@ -140,32 +235,12 @@ export function registerIntakeRoutes(app: Hono<AppEnv>, ctx: ServerContext): voi
           'meta.conversion is required (like "docx-pdf"); a source_url may give "to" instead.',
         );
       }
-      const webhook = meta.webhook;
       // From here the stored input is the submission's: it deletes it when the request is refused.
-      stored = false;
-      await submitConversion(ctx, {
-        id,
-        receivedAt: received,
-        input: file,
-        conversion: meta.conversion,
-        to: meta.to,
-        options: meta.options,
-        ownerHash: c.get('ownerHash'),
-        metering: meteringOf(c, ctx),
-        webhook: webhook && {
-          check: () => ctx.webhooks.checkTarget(webhook, c.req.raw.signal),
-          register: (requestId) => ctx.webhooks.register(requestId, webhook, baseUrl(c, ctx.config)),
-        },
-      });
-      // ?wait=N (an extension of api.md): the finished request as GET /requests/{id} shows it, if it ends in time.
-      const finished = wait > 0 ? await awaitEnd(ctx, id, wait, c.req.raw.signal) : undefined;
-      if (finished && finished.status !== 'running') {
-        c.header('Cache-Control', 'no-store');
-        return c.json(requestView(finished, await store.artifacts(id), baseUrl(c, ctx.config)));
-      }
-      return c.json({ request_id: id, status: 'running' }, 202);
+      stored.clear();
+      await submitConversion(ctx, { ...submission, input: file });
+      return answerSubmitted(c, ctx, id, wait);
     } finally {
-      if (stored) await blobs.delete(inputKey).catch(() => {});
+      for (const key of stored) await blobs.delete(key).catch(() => {});
     }
   });
 }

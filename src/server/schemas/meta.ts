@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { FileconvError } from '../../errors/index.js';
 import { checkFetchableUrl, MAX_SOURCE_URL_LENGTH } from '../../intake/source-url.js';
+import { MAX_MERGE_INPUTS } from '../../run/merge-limits.js';
 import { parseOrThrow } from './issues.js';
 
 export const WEBHOOK_EVENTS = ['succeeded', 'failed'] as const;
@@ -63,7 +64,21 @@ export const convertMetaFields = z.strictObject(
       'Public http(s) URL to fetch instead of a file part.',
       'https://example.com/report.docx',
     ),
-    to: text('Target format id; with source_url, instead of conversion.', 'pdf'),
+    source_urls: z
+      .array(z.string({ error: 'must be a list of URLs' }), { error: 'must be a list of URLs' })
+      .min(1, { error: 'must hold at least one URL' })
+      .max(MAX_MERGE_INPUTS, {
+        error: `must hold at most ${MAX_MERGE_INPUTS} URLs (a merge takes at most ${MAX_MERGE_INPUTS} inputs)`,
+      })
+      .optional()
+      .meta({
+        description: `Several public http(s) URLs to fetch, in order, merged into one PDF (at most ${MAX_MERGE_INPUTS}); each is checked as source_url is.`,
+        example: ['https://example.com/a.pdf', 'https://example.com/b.docx'],
+      }),
+    to: text(
+      'Target format id: with source_url or several inputs (a merge: "pdf"), instead of conversion.',
+      'pdf',
+    ),
     options: z.record(z.string(), z.unknown(), { error: 'must be an object' }).optional(),
     webhook: webhookSchema.optional(),
   },
@@ -74,6 +89,7 @@ export const convertMetaFields = z.strictObject(
 export const convertMetaSchema = convertMetaFields.transform((m) => ({
   conversion: m.conversion,
   sourceUrl: m.source_url,
+  sourceUrls: m.source_urls,
   to: m.to,
   options: m.options,
   webhook: m.webhook,

@@ -53,8 +53,20 @@ export const detectAnswerSchema = z
   .object({ request_id: requestId, status: z.literal('succeeded'), report: detectReportSchema })
   .meta({ id: 'DetectAnswer' });
 
+/** The inputs of a request with several (a merge), in the order they were sent. */
+export const requestInputsSchema = z
+  .array(
+    z.object({
+      name: z.string().meta({ description: 'The file name it was sent under (sanitised).' }),
+      format: z.string().meta({ description: 'Its format, as detected.', example: 'docx' }),
+    }),
+  )
+  .meta({
+    description: 'With several inputs (a merge into one PDF): each input, in the order they were sent.',
+  });
+
 export const convertAcceptedSchema = z
-  .object({ request_id: requestId, status: z.literal('running') })
+  .object({ request_id: requestId, status: z.literal('running'), inputs: requestInputsSchema.optional() })
   .meta({ id: 'ConvertAccepted' });
 
 const progressSchema = z
@@ -112,6 +124,7 @@ export const requestSchema = z
     kind,
     status,
     conversion: z.string().optional(),
+    inputs: requestInputsSchema.optional(),
     created_at: isoTime,
     finished_at: isoTime.optional(),
     progress: progressSchema,

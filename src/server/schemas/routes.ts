@@ -1,6 +1,7 @@
 import { createRoute } from '@hono/zod-openapi';
 import { z } from 'zod';
 import { type ErrorCode, HTTP_STATUS } from '../../errors/index.js';
+import { MAX_MERGE_INPUTS } from '../../run/merge-limits.js';
 import { MAX_READ_WAIT_SECONDS, MAX_SUBMIT_WAIT_SECONDS } from '../wait.js';
 import { convertMetaFields } from './meta.js';
 import { ownerTokenSchema, recentLimitSchema, signedLinkQuerySchema, waitQuerySchema } from './query.js';
@@ -113,7 +114,15 @@ export const apiRoutes = (options: z.ZodType) => [
         required: true,
         content: {
           'multipart/form-data': {
-            schema: z.object({ meta: convertMetaDocument(options), file: binary().optional() }),
+            schema: z.object({
+              meta: convertMetaDocument(options),
+              file: z
+                .union([binary(), z.array(binary()).max(MAX_MERGE_INPUTS)])
+                .optional()
+                .meta({
+                  description: `The file; or several "file" parts, in order, merged into one PDF (at most ${MAX_MERGE_INPUTS}, together within the upload limit).`,
+                }),
+            }),
             encoding: { meta: { contentType: 'application/json' } },
           },
         },

@@ -88,6 +88,7 @@ export function recordsContract(name: string, open: () => Promise<Records>): voi
         options: { pretty: true },
         filename: 'data.csv',
         inputKey: r.inputKey,
+        inputs: undefined,
         ownerHash: r.ownerHash,
         identity: 'ip:203.0.113.7',
         queue: 'queued',
@@ -290,6 +291,41 @@ export function recordsContract(name: string, open: () => Promise<Records>): voi
         false,
         true,
       ]);
+    });
+
+    it('files a request with several inputs in order, all of them live until the input is cleared', async () => {
+      const id = `req_${uid()}`;
+      const inputs = [
+        { key: `inputs/${id}`, filename: 'a.pdf', format: 'pdf', size: 10 },
+        { key: `inputs/${id}.2`, filename: 'résumé.docx', format: 'docx', size: 20 },
+        { key: `inputs/${id}.3`, filename: 'c.png', format: 'png', size: 30 },
+      ];
+      const r = convert({
+        id,
+        conversion: 'merge-pdf',
+        from: undefined,
+        to: 'pdf',
+        inputKey: inputs[0]!.key,
+        inputs,
+      });
+      await db.requests.createRequest(r, []);
+      const read = await (await another()).requests.getRequest(id);
+      expect(read).toMatchObject({
+        conversion: 'merge-pdf',
+        from: undefined,
+        to: 'pdf',
+        inputKey: inputs[0]!.key,
+        inputs,
+      });
+      expect((await db.requests.recentByOwner(r.ownerHash!, 1))[0]?.inputs).toEqual(inputs);
+      let live = await db.requests.liveBlobKeys();
+      expect(inputs.every((i) => live.has(i.key))).toBe(true);
+      const claimed = await db.requests.claim(id, 1_100);
+      expect(claimed?.inputs).toEqual(inputs);
+      await db.requests.clearInputKey(id);
+      live = await db.requests.liveBlobKeys();
+      expect(inputs.some((i) => live.has(i.key))).toBe(false);
+      expect(await db.requests.finishFailed(id, failure, 1_200)).toBe(true);
     });
 
     it('counts finished conversions per pair, all time and since a moment', async () => {

@@ -1,0 +1,280 @@
+import { constants } from 'node:fs';
+import { copyFile, mkdir, mkdtemp, rename, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Converter } from '../engine/contract.js';
+import { type ConversionOptions, parseOptions, pickOptions } from '../engine/options.js';
+import { FileconvError, isFileconvError } from '../errors/index.js';
+import { extensionOf, type FormatId } from '../formats/index.js';
+import { buildGraph, type PlannerEngines } from '../plan/graph.js';
+import { loadCatalog } from '../plan/index.js';
+import { declaredOptions, planWithOptions, routeOf } from '../plan/options.js';
+import type { Plan } from '../plan/types.js';
+import { engineSemaphore } from './concurrency.js';
+import { handToEngine } from './confine.js';
+import { scrubPaths } from './failure.js';
+import { checkInputCount, inputLabel } from './merge-limits.js';
+import {
+  cancelled,
+  DEFAULT_ENGINE_CONCURRENCY,
+  DEFAULT_TIMEOUT_MS,
+  executePlan,
+  withTimeLimit,
+} from './runner.js';
+import type { ConversionJob, ConversionResult, RunEvent } from './types.js';
+
+export { checkInputCount, inputLabel, MAX_MERGE_INPUTS } from './merge-limits.js';
+
+/**
+ * Several inputs, one output: each input is converted to the target by its own plan (a PDF as it
+ * is, a DOCX by LibreOffice, a PNG by the image engines...), then the engine that declares a merge
+ * of that format (qpdf for PDF) joins them in order. Options the merge declares go to it; any
+ * other option is an operation on the joined file (`compress`, `user_password`...), run last.
+ */
+
+export interface MergeInput {
+  path: string;
+  /** The name it was given (its bookmark's title, and what errors call it). */
+  name: string;
+  from: FormatId;
+}
+
+export interface MergeJob extends Omit<ConversionJob, 'input' | 'from'> {
+  inputs: readonly MergeInput[];
+}
+
+export interface MergePlan {
+  merger: Converter;
+  /** Each input's plan to the target; none for an input already in it. */
+  inputs: { input: MergeInput; plan?: Plan }[];
+  /** The operation on the joined file, when options other than the merge's were given. */
+  after?: Plan;
+  mergeOptions: ConversionOptions;
+  afterOptions: ConversionOptions;
+}
+
+/** The same failure, saying which input it came from (extra.input, counted from 1). */
+function ofInput(e: unknown, index: number, name: string): unknown {
+  if (!isFileconvError(e)) return e;
+  const message = e.message.startsWith('Input ') ? e.message : `Input ${index + 1} (${name}): ${e.message}`;
+  return new FileconvError(e.code, message, {
+    cause: e,
+    extra: { ...e.extra, input: index + 1, input_name: name },
+  });
+}
+
+function mergerOf(engines: PlannerEngines, to: FormatId): Converter {
+  const merger = buildGraph(engines).converters.find((c) => c.merge?.format === to);
+  if (!merger)
+    throw new FileconvError(
+      'UNSUPPORTED_CONVERSION',
+      `Several inputs are merged into one ${to}, and no installed engine merges ${to} files.`,
+    );
+  return merger;
+}
+
+/**
+ * Plans a merge: the engine that merges, each input's conversion, the options split between the
+ * merge and an operation after it. Throws INVALID_REQUEST for too many inputs or bad options,
+ * UNSUPPORTED_CONVERSION naming the input that cannot become the target.
+ */
+export function planMerge(
+  job: Pick<MergeJob, 'inputs' | 'to' | 'options'>,
+  engines: PlannerEngines,
+): MergePlan {
+  checkInputCount(job.inputs.length);
+  const merger = mergerOf(engines, job.to);
+  const options = parseOptions(job.options, declaredOptions(buildGraph(engines).converters));
+  const names = Object.keys(options);
+  const mergeOptions = pickOptions(options, merger.merge?.options ?? []);
+  const afterOptions = pickOptions(
+    options,
+    names.filter((n) => !(n in mergeOptions)),
+  );
+  if ('password' in afterOptions)
+    throw new FileconvError(
+      'INVALID_REQUEST',
+      'option password does not apply to a merge: open each protected input on its own first (a pdf-pdf conversion with its password), then merge the results.',
+    );
+  const after =
+    Object.keys(afterOptions).length > 0
+      ? planWithOptions({ from: job.to, to: job.to, options: afterOptions }, engines).plan
+      : undefined;
+  const inputs = job.inputs.map((input, i) => {
+    if (input.from === job.to) return { input };
+    try {
+      return { input, plan: planWithOptions({ from: input.from, to: job.to }, engines).plan };
+    } catch (e) {
+      throw ofInput(e, i, input.name);
+    }
+  });
+  return { merger, inputs, after, mergeOptions, afterOptions };
+}
+
+/**
+ * Runs a merge: every input converted in a temp folder of the merge's own (removed whatever
+ * happens), the merge engine, the operation after it, the one output moved into job.outDir.
+ * Progress counts one step per input, one for the merge and one for the operation after it.
+ */
+export async function runMerge(
+  job: MergeJob,
+  runner: { engines?: PlannerEngines; tempRoot?: string } = {},
+): Promise<ConversionResult> {
+  const engines = runner.engines ?? (await loadCatalog()).engines;
+  const planned = planMerge(job, engines);
+  const signal = job.signal ?? new AbortController().signal;
+  const emit = (kind: string, message: string) => job.onEvent?.({ kind, message } satisfies RunEvent);
+  const steps = planned.inputs.length + 1 + (planned.after ? 1 : 0);
+  const progress = (step: number, fraction: number) => {
+    const f = Math.min(1, Math.max(0, fraction));
+    job.onProgress?.({
+      percent: Math.min(99, Math.floor(((step + f) / steps) * 100)),
+      stage: 'converting',
+      step: step + 1,
+      steps,
+    });
+  };
+  const root = runner.tempRoot ?? process.env.FILECONV_TMPDIR ?? tmpdir();
+  await mkdir(root, { recursive: true });
+  const temp = await mkdtemp(join(root, 'fileconv-merge-'));
+  try {
+    await handToEngine([temp]);
+    const pdfs: { path: string; title: string }[] = [];
+    for (const [i, { input, plan }] of planned.inputs.entries()) {
+      if (signal.aborted) throw cancelled();
+      const label = inputLabel(i, input.name);
+      const dir = join(temp, `input-${i + 1}`);
+      await mkdir(dir);
+      const started = Date.now();
+      try {
+        if (!plan) {
+          const path = join(dir, `input.${extensionOf(job.to)}`);
+          await copyFile(input.path, path, constants.COPYFILE_FICLONE);
+          pdfs.push({ path, title: stemOf(input.name) });
+          emit('input', `${label}: already ${job.to}, merged as it is`);
+        } else {
+          const result = await executePlan(plan, {
+            input: input.path,
+            outDir: dir,
+            baseName: 'converted',
+            signal,
+            declaredChecked: job.declaredChecked,
+            onProgress: (p) => progress(i, p.percent / 100),
+            onEvent: (e) => {
+              if (e.kind === 'engine-failed' || e.kind === 'fallback' || e.kind === 'log')
+                emit(e.kind, `${label}: ${e.message}`);
+            },
+          });
+          const file = result.files[0];
+          if (!file || result.files.length !== 1)
+            throw new FileconvError('CONVERT_FAILED', `it gave ${result.files.length} files, not one`);
+          pdfs.push({ path: file.path, title: stemOf(input.name) });
+          emit(
+            'input',
+            `${label}: converted ${routeOf(plan)} in ${((Date.now() - started) / 1000).toFixed(1)} s`,
+          );
+        }
+      } catch (e) {
+        if (signal.aborted) throw cancelled();
+        throw ofInput(e, i, input.name);
+      }
+      progress(i + 1, 0);
+    }
+    const merged = await mergeStep(planned, pdfs, join(temp, 'merge'), signal, emit, (f) =>
+      progress(planned.inputs.length, f),
+    );
+    emit('merge', `merged ${pdfs.length} inputs with ${planned.merger.name}`);
+    let final = merged;
+    if (planned.after) {
+      progress(planned.inputs.length + 1, 0);
+      const result = await executePlan(planned.after, {
+        input: merged,
+        outDir: join(temp, 'after'),
+        baseName: 'after',
+        options: planned.afterOptions,
+        signal,
+        declaredChecked: true,
+        onEvent: (e) => emit(e.kind, e.message),
+      });
+      final = result.files[0]!.path;
+    }
+    await mkdir(job.outDir, { recursive: true });
+    const path = join(job.outDir, `${job.baseName ?? 'output'}.${extensionOf(job.to)}`);
+    await rename(final, path).catch(async () => copyFile(final, path));
+    const plan: Plan = {
+      key: `merge-${job.to}`,
+      from: job.to,
+      to: job.to,
+      family: 'document',
+      lossy: planned.inputs.some((i) => i.plan?.lossy),
+      cost: 0,
+      steps: [],
+      options: [],
+    };
+    return { plan, files: [{ name: job.to, path, format: job.to }] };
+  } finally {
+    await rm(temp, { recursive: true, force: true });
+  }
+}
+
+function stemOf(name: string): string {
+  const dot = name.lastIndexOf('.');
+  return (dot > 0 ? name.slice(0, dot) : name) || name;
+}
+
+/** Runs the merge engine on the converted inputs, under its concurrency limit and time limit. */
+async function mergeStep(
+  planned: MergePlan,
+  inputs: { path: string; title: string }[],
+  dir: string,
+  signal: AbortSignal,
+  emit: (kind: string, message: string) => void,
+  progress: (fraction: number) => void,
+): Promise<string> {
+  const { merger } = planned;
+  const outDir = join(dir, 'out');
+  const workDir = join(dir, 'work');
+  await mkdir(outDir, { recursive: true });
+  await mkdir(workDir, { recursive: true });
+  await handToEngine([dir, outDir, workDir, ...inputs.map((i) => i.path)]);
+  const release = await engineSemaphore(
+    merger.name,
+    merger.concurrency ?? DEFAULT_ENGINE_CONCURRENCY,
+  ).acquire(signal);
+  // The merge reads every input: its time grows with their number.
+  const timeoutMs = (merger.timeoutMs ?? DEFAULT_TIMEOUT_MS) + inputs.length * 5_000;
+  try {
+    const result = await withTimeLimit(merger, signal, timeoutMs, (s) =>
+      merger.merge!.run(
+        { inputs, outDir, options: planned.mergeOptions },
+        {
+          signal: s,
+          timeoutMs,
+          workDir,
+          jobDir: dirOf(dir),
+          progress,
+          log: (m) => emit('log', `${merger.name}: ${scrubPaths(m)}`),
+        },
+      ),
+    );
+    const file = result.files[0];
+    if (!file || !(await stat(file).catch(() => undefined))?.isFile())
+      throw new FileconvError('CONVERT_FAILED', `${merger.name} wrote no merged file.`);
+    return file;
+  } catch (e) {
+    if (signal.aborted) throw cancelled();
+    const index = isFileconvError(e) ? e.extra.input : undefined;
+    if (typeof index === 'number' && inputs[index - 1])
+      throw ofInput(e, index - 1, namesOf(planned)[index - 1]!);
+    throw e;
+  } finally {
+    release();
+  }
+}
+
+const namesOf = (planned: MergePlan) => planned.inputs.map((i) => i.input.name);
+
+/** The merge's temp folder (the parent of the merge step's folder): what a confined engine sees. */
+function dirOf(stepDir: string): string {
+  return join(stepDir, '..');
+}
