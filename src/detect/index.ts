@@ -11,7 +11,9 @@ import { detectMagic } from './magic.js';
 import { inspectOle, isOleSignature } from './ole.js';
 import { flacAfterId3, matchSignature, startsAsText } from './signatures.js';
 import { ByteSource, HEAD_BYTES } from './source.js';
-import { sniffText } from './text/index.js';
+import { decodeText, sniffText } from './text/index.js';
+import { kin } from './text/nameable.js';
+import { agreeWithName } from './text/named.js';
 import { CONFIDENCE, type Finding } from './types.js';
 import { inspectZip, isZipSignature } from './zip.js';
 
@@ -50,12 +52,12 @@ export async function detect(file: string, options: DetectOptions = {}): Promise
   if (options.declared !== undefined && !explicit) {
     throw new FileconvError('INVALID_REQUEST', `Unknown format "${options.declared}".`);
   }
-  const finding = await detectFile(file);
-  const detected = getFormat(finding.id) ?? getFormat('bin')!;
   const declared =
     explicit ??
     formatFromFilename(options.filename ?? file) ??
     (options.contentType ? formatFromMime(options.contentType) : undefined);
+  const finding = await detectFile(file, undefined, declared?.id);
+  const detected = getFormat(finding.id) ?? getFormat('bin')!;
   return {
     declared: declared?.id ?? detected.id,
     detected: detected.id,
@@ -65,13 +67,24 @@ export async function detect(file: string, options: DetectOptions = {}): Promise
   };
 }
 
-/** Declared and detected agree when their canonical ids do, after profiles (pdfa) fold into their base. */
+/**
+ * Declared and detected agree when their canonical ids do, after profiles (pdfa) fold into their
+ * base, or when one is a dialect of the other (C++ in a `.h`, JavaScript in a `.ts`).
+ */
 function sameFormat(declared: FormatDef, detected: FormatDef): boolean {
-  return (declared.detectsAs ?? declared.id) === (detected.detectsAs ?? detected.id);
+  const [a, b] = [declared.detectsAs ?? declared.id, detected.detectsAs ?? detected.id];
+  return a === b || kin(a, b);
 }
 
-/** Detection of the bytes alone, without any declared format. `stats` receives the bytes read. */
-export async function detectFile(file: string, stats?: { bytesRead: number }): Promise<Finding> {
+/**
+ * Detection of the bytes, `stats` receiving the bytes read. With `declared`, the name settles what
+ * the bytes only guess at between text formats (text/named.ts); without it, the bytes alone.
+ */
+export async function detectFile(
+  file: string,
+  stats?: { bytesRead: number },
+  declared?: FormatId,
+): Promise<Finding> {
   let src: ByteSource;
   try {
     src = await ByteSource.open(file);
@@ -79,12 +92,19 @@ export async function detectFile(file: string, stats?: { bytesRead: number }): P
     throw new FileconvError('FILE_NOT_FOUND', `Cannot read ${file}.`, { cause });
   }
   try {
-    return await detectSource(src);
+    const finding = await detectSource(src);
+    if (!declared || declared === finding.id || !TEXT_FINDINGS.has(getFormat(finding.id)?.family ?? ''))
+      return finding;
+    const doc = decodeText(src.head, src.complete);
+    return doc ? agreeWithName(declared, finding, doc) : finding;
   } finally {
     if (stats) stats.bytesRead = src.bytesRead;
     await src.close();
   }
 }
+
+/** Families of the findings a declared name may overrule: text guesses, never binary formats. */
+const TEXT_FINDINGS = new Set(['text', 'code']);
 
 async function detectSource(src: ByteSource): Promise<Finding> {
   if (src.size === 0) return { id: 'bin', confidence: CONFIDENCE.NOTHING };
