@@ -9,7 +9,7 @@ import {
 } from '../formats/index.js';
 import { detectMagic } from './magic.js';
 import { inspectOle, isOleSignature } from './ole.js';
-import { flacAfterId3, matchSignature, startsAsText } from './signatures.js';
+import { flacAfterId3, matchSignature, pdfBehindJunk, startsAsText } from './signatures.js';
 import { ByteSource, HEAD_BYTES } from './source.js';
 import { decodeText, sniffText } from './text/index.js';
 import { kin } from './text/nameable.js';
@@ -115,32 +115,60 @@ async function detectSource(src: ByteSource): Promise<Finding> {
   if (startsAsText(src.head)) {
     const text = (await sniffPastBlankHead(src)) ?? sniffText(src.head, src.complete);
     if (text) return text;
+  } else {
+    const pdf = await pdfBehindJunk(src);
+    if (pdf) return pdf;
   }
   const magic = await detectMagic(src, (id) => getFormat(id) !== undefined);
   if (magic && magic.id !== 'bin') return magic;
+  const padded = await sniffPastNulPadding(src);
+  if (padded) return padded;
   // Short signatures of formats outside the registry also match text (a UTF-16 BOM reads as an
   // MPEG frame sync; calendar and subtitle files are text): text that decodes cleanly wins.
   return sniffText(src.head, src.complete) ?? magic ?? { id: 'bin', confidence: CONFIDENCE.UNKNOWN };
 }
 
-/** How far past a blank head detection looks for the first non-blank byte. */
-const BLANK_SCAN_LIMIT = 1024 * 1024;
+/** How far past a blank or zero-filled head detection looks for the first byte of content. */
+const PADDING_SCAN_LIMIT = 1024 * 1024;
+
+const BLANK_BYTES = new Set([0x20, 0x09, 0x0a, 0x0d, 0x0c]);
+const PADDING_BYTES = new Set([0, ...BLANK_BYTES]);
+/** A file that opens with this many NUL bytes is padded (a preallocated or carved file), not a format's header. */
+const NUL_PADDING = 64;
 
 /**
  * A head that is only whitespace (malformed pages open with long runs of blank lines) says
  * nothing: the text sniffers judge the bytes from the first non-blank one, within a bounded scan.
  */
-async function sniffPastBlankHead(src: ByteSource): Promise<Finding | undefined> {
-  if (src.complete || !isBlank(src.head)) return undefined;
-  for (let at = src.head.length; at < Math.min(src.size, BLANK_SCAN_LIMIT); at += HEAD_BYTES) {
-    const chunk = await src.read(at, HEAD_BYTES);
-    const first = chunk.findIndex((b) => !BLANK_BYTES.has(b));
+function sniffPastBlankHead(src: ByteSource): Promise<Finding | undefined> {
+  if (src.complete || !src.head.every((b) => BLANK_BYTES.has(b))) return Promise.resolve(undefined);
+  return sniffPastPadding(src, BLANK_BYTES);
+}
+
+/**
+ * Text behind a run of NUL bytes within the head (a page saved into a preallocated file, a file
+ * carved from a disk image): no binary format opens with that much nothing, so the text after it
+ * is judged. A head of nothing but zeros (a sparse or zeroed file) is not scanned further.
+ */
+function sniffPastNulPadding(src: ByteSource): Promise<Finding | undefined> {
+  const head = src.head;
+  if (head.length <= NUL_PADDING || !head.subarray(0, NUL_PADDING).every((b) => b === 0))
+    return Promise.resolve(undefined);
+  return sniffPastPadding(src, PADDING_BYTES, head.length);
+}
+
+/** The text finding of the bytes after the leading `padding` bytes, within `limit` bytes. */
+async function sniffPastPadding(
+  src: ByteSource,
+  padding: Set<number>,
+  limit = PADDING_SCAN_LIMIT,
+): Promise<Finding | undefined> {
+  for (let at = 0; at < Math.min(src.size, limit); at += HEAD_BYTES) {
+    const chunk = at === 0 ? src.head : await src.read(at, HEAD_BYTES);
+    const first = chunk.findIndex((b) => !padding.has(b));
     if (first < 0) continue;
     const rest = await src.read(at + first, HEAD_BYTES);
-    return sniffText(rest, at + first + rest.length >= src.size);
+    return startsAsText(rest) ? sniffText(rest, at + first + rest.length >= src.size) : undefined;
   }
   return undefined;
 }
-
-const BLANK_BYTES = new Set([0x20, 0x09, 0x0a, 0x0d, 0x0c]);
-const isBlank = (bytes: Buffer) => bytes.every((b) => BLANK_BYTES.has(b));
