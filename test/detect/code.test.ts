@@ -1,26 +1,16 @@
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { sourceFormatOf } from '../../src/core/source-format.js';
 import { detect } from '../../src/detect/index.js';
 import { sniffText } from '../../src/detect/text/index.js';
 import { formatFromFilename } from '../../src/formats/index.js';
+import { namedFileWriter } from './helpers.js';
 
 // Source code is a format of its own: detected from the content where the content tells, and
 // from the name where the content only agrees with it.
 
-const dir = mkdtempSync(join(tmpdir(), 'fileconv-code-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-let n = 0;
-function write(name: string, text: string | Buffer): string {
-  const sub = join(dir, String(n++));
-  mkdirSync(sub);
-  const file = join(sub, name);
-  writeFileSync(file, text);
-  return file;
-}
+const write = namedFileWriter('fileconv-code-');
 
 const sniff = (text: string) => sniffText(Buffer.from(text, 'utf8'), true)?.id;
 

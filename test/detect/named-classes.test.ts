@@ -1,33 +1,15 @@
-import {
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import yazl from 'yazl';
 import { sourceFormatOf } from '../../src/core/source-format.js';
 import { detect } from '../../src/detect/index.js';
-import { fixture } from './helpers.js';
+import { fixture, namedFileWriter } from './helpers.js';
 
 // Text and data files whose name says one format and whose bytes say another, and damaged
 // containers: each class shown on files of more than one origin.
 
-const dir = mkdtempSync(join(tmpdir(), 'fileconv-named-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-let n = 0;
-function write(name: string, bytes: string | Buffer): string {
-  const sub = join(dir, String(n++));
-  mkdirSync(sub);
-  writeFileSync(join(sub, name), bytes);
-  return join(sub, name);
-}
+const write = namedFileWriter('fileconv-named-');
 
 const real = (name: string) => readFileSync(fixture(name));
 

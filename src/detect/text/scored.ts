@@ -43,6 +43,8 @@ function rstTitle(chars: string): (text: string) => boolean {
  * (`;` and `#` comments aside). TOML files that parse are taken before this.
  */
 function iniSections(text: string): boolean {
+  // Most texts have no section header at all: one scan settles them.
+  if (!/^\s*\[[^\]\n]+\]\s*$/m.test(text)) return false;
   let sections = 0;
   let pairs = 0;
   let other = 0;
@@ -143,7 +145,7 @@ const TRAITS: Record<FormatId, Trait[]> = {
     [/^\s*namespace\s+[\w:]+\s*\{|^\s*using\s+namespace\s+[\w:]+\s*;/m, 3],
     [/^\s*template\s*</m, 3],
     [/^\s*(public|private|protected):\s*$/m, 2],
-    [/\b\w+::~?\w+\s*\(/, 2],
+    [/\w::~?\w+\s*\(/, 2],
     [/\b(nullptr|constexpr|noexcept)\b|\bvirtual\s+\w/, 2],
   ],
   go: [
@@ -151,7 +153,7 @@ const TRAITS: Record<FormatId, Trait[]> = {
     [/^import \($|^import "[\w./-]+"\s*$/m, 3],
     [/^func (\([\w ]+\*?\w+\) )?\w+\(/m, 4],
     [/^type \w+ (struct|interface) \{/m, 3],
-    [/\w+ := /, 1],
+    [/\w := /, 1],
     [/\bfmt\.\w+\(|\berr != nil\b/, 2],
   ],
   rs: [
