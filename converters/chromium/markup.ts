@@ -5,7 +5,13 @@ import type { StepContext } from '../../src/engine/contract.js';
 import { FileconvError } from '../../src/errors/index.js';
 import type { FormatId } from '../../src/formats/index.js';
 import { EngineProcessError, findBinary, runProcess } from '../../src/run/process.js';
-import { CODE_LANGUAGES, codeAsMarkdown, codeTitle } from '../code/highlight.js';
+import {
+  CODE_LANGUAGES,
+  codeAsMarkdown,
+  codeTitle,
+  sourceText,
+  tooDenseToHighlight,
+} from '../code/highlight.js';
 import { type Site, singlePageSite } from './site.js';
 
 /** pandoc readers of the text formats printed through HTML; plain text needs no reader. */
@@ -71,7 +77,12 @@ export async function markupSite(
 ): Promise<Site> {
   const page = join(ctx.workDir, 'page.html');
   // Source code is printed as one highlighted block: a Markdown document holding it as a fence.
-  const code = CODE_LANGUAGES[from] !== undefined;
+  // Minified code (lines of thousands of characters) is printed as plain text, which wraps fast.
+  let code = CODE_LANGUAGES[from] !== undefined;
+  if (code && tooDenseToHighlight(await sourceText(input, from))) {
+    ctx.log('printed without highlighting: the source has lines of thousands of characters (minified code)');
+    code = false;
+  }
   const reader = code ? 'markdown' : MARKUP_READERS[from];
   if (reader) {
     const pandoc = findBinary(['pandoc']);

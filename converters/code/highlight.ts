@@ -49,3 +49,16 @@ export async function codeAsMarkdown(input: string, from: FormatId, workDir: str
 
 /** The page title of a highlighted source: the language's name. */
 export const codeTitle = (from: FormatId) => getFormat(from)?.name ?? 'Source code';
+
+/** Lines longer than this are minified or generated code, which Chromium lays out highlighted too slowly to print. */
+const LONGEST_PRINTED_LINE = 2000;
+
+/** Whether source text is better printed as plain text than highlighted (minified or generated code). */
+export function tooDenseToHighlight(text: string): boolean {
+  let start = 0;
+  for (let end = text.indexOf('\n'); ; end = text.indexOf('\n', start)) {
+    if ((end < 0 ? text.length : end) - start > LONGEST_PRINTED_LINE) return true;
+    if (end < 0) return false;
+    start = end + 1;
+  }
+}

@@ -73,4 +73,17 @@ describe('code converter', () => {
     },
     120_000,
   );
+
+  it.skipIf(!pandoc || !chromium || !pdftotext)(
+    'prints minified code (one line of 60,000 characters) as wrapped plain text',
+    async () => {
+      const minified = `${Array.from({ length: 3000 }, (_, i) => `var v${i}=${i};`).join('')}\n`;
+      const { files } = await runStep(pandocChromium, 'js', 'pdf', source('bundle.min.js', minified));
+      const { stdout } = await execa(pdftotext!, [files[0]!, '-']);
+      expect(stdout.replace(/\s+/g, '')).toContain('varv2999=2999;');
+      const info = await execa(findBinary(['pdfinfo'])!, [files[0]!]);
+      expect(Number(/Pages:\s+(\d+)/.exec(info.stdout)?.[1])).toBeGreaterThan(1);
+    },
+    120_000,
+  );
 });
