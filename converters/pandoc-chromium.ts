@@ -9,6 +9,7 @@ import { MARKUP_READERS, markupSite } from './chromium/markup.js';
 import { PAGE_OPTIONS, PRINT_OPTIONS } from './chromium/options.js';
 import { closeBrowserPool } from './chromium/pool.js';
 import { renderSite } from './chromium/render.js';
+import { CODE_FORMATS } from './code/highlight.js';
 
 // Cheaper than pandoc to HTML then Chromium (5 + 10) and than LibreOffice (20): text documents
 // print through HTML with the print stylesheet in one step.
@@ -23,7 +24,7 @@ const OPTIONS = {
   ),
 };
 
-const EDGES = edgesBetween([...Object.keys(MARKUP_READERS), 'txt'] as FormatId[], ['pdf'], {
+const EDGES = edgesBetween([...Object.keys(MARKUP_READERS), 'txt', ...CODE_FORMATS] as FormatId[], ['pdf'], {
   family: 'text',
   lossy: false,
   cost: 12,
@@ -32,7 +33,7 @@ const EDGES = edgesBetween([...Object.keys(MARKUP_READERS), 'txt'] as FormatId[]
 export default defineConverter({
   name: 'pandoc-chromium',
   description:
-    'Markdown, reStructuredText, Org and plain text to PDF: pandoc to HTML with a print stylesheet, printed by headless Chromium',
+    'Markdown, reStructuredText, Org, plain text and source code (highlighted, with line numbers) to PDF: pandoc to HTML with a print stylesheet, printed by headless Chromium',
   packages: ['pandoc', 'chromium', 'fonts-dejavu-core'],
   edges: EDGES,
   options: OPTIONS,

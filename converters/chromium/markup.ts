@@ -5,6 +5,13 @@ import type { StepContext } from '../../src/engine/contract.js';
 import { FileconvError } from '../../src/errors/index.js';
 import type { FormatId } from '../../src/formats/index.js';
 import { EngineProcessError, findBinary, runProcess } from '../../src/run/process.js';
+import {
+  CODE_LANGUAGES,
+  codeAsMarkdown,
+  codeTitle,
+  sourceText,
+  tooDenseToHighlight,
+} from '../code/highlight.js';
 import { type Site, singlePageSite } from './site.js';
 
 /** pandoc readers of the text formats printed through HTML; plain text needs no reader. */
@@ -34,6 +41,7 @@ pre { background: #f3f4f6; padding: 0.8em 1em; border-radius: 4px; white-space: 
   break-inside: avoid; }
 pre code { background: none; padding: 0; }
 pre.plain { background: none; padding: 0; font-size: 10pt; }
+div.sourceCode, pre.sourceCode { break-inside: auto; }
 blockquote { border-left: 4px solid #d1d5db; padding-left: 1em; color: #4b5563; }
 table { border-collapse: collapse; width: 100%; break-inside: auto; }
 th, td { border: 1px solid #d1d5db; padding: 0.35em 0.6em; text-align: left; vertical-align: top; }
@@ -58,7 +66,8 @@ function plainTextPage(text: string): string {
 
 /**
  * Turns a text document into a standalone HTML page beside the print stylesheet: pandoc (in its
- * sandbox, so the document can read no file or URL) for Markdown, reST and Org; plain text as is.
+ * sandbox, so the document can read no file or URL) for Markdown, reST, Org and source code
+ * (highlighted); plain text as is.
  */
 export async function markupSite(
   input: string,
@@ -67,12 +76,20 @@ export async function markupSite(
   ctx: StepContext,
 ): Promise<Site> {
   const page = join(ctx.workDir, 'page.html');
-  const reader = MARKUP_READERS[from];
+  // Source code is printed as one highlighted block: a Markdown document holding it as a fence.
+  // Minified code (lines of thousands of characters) is printed as plain text, which wraps fast.
+  let code = CODE_LANGUAGES[from] !== undefined;
+  if (code && tooDenseToHighlight(await sourceText(input, from))) {
+    ctx.log('printed without highlighting: the source has lines of thousands of characters (minified code)');
+    code = false;
+  }
+  const reader = code ? 'markdown' : MARKUP_READERS[from];
   if (reader) {
     const pandoc = findBinary(['pandoc']);
     if (!pandoc) throw new FileconvError('CONVERT_FAILED', 'pandoc is not installed.');
+    const source = code ? await codeAsMarkdown(input, from, ctx.workDir) : input;
     const args = ['--sandbox', '-f', reader, '-t', 'html5', '-s', '--css', 'style.css'];
-    args.push('--metadata', 'pagetitle=Document', '-o', page, '--', input);
+    args.push('--metadata', `pagetitle=${code ? codeTitle(from) : 'Document'}`, '-o', page, '--', source);
     try {
       await runProcess(pandoc, args, ctx);
     } catch (e) {

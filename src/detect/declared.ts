@@ -36,13 +36,10 @@ const TEXTUAL = new Set<FormatId>([
   'ps',
   'eps',
   'fb2',
-  'js',
-  'ts',
-  'py',
-  'sh',
-  'css',
-  'sql',
 ]);
+
+/** Whether a format's files are text: the list above, and every source code format. */
+const isTextual = (id: FormatId) => TEXTUAL.has(id) || getFormat(id)?.family === 'code';
 
 /** Formats one engine opens with the same reader, so a file of one declared as another is fine. */
 const ALIKE: FormatId[][] = [
@@ -71,8 +68,8 @@ function name(id: FormatId): string {
 export function declaredConflict(declared: FormatId, finding: Finding): string | undefined {
   const detected = finding.id;
   if (alike(declared, detected)) return undefined;
-  const textDeclared = TEXTUAL.has(declared);
-  const textFound = TEXTUAL.has(detected);
+  const textDeclared = isTextual(declared);
+  const textFound = isTextual(detected);
   if (textDeclared && textFound) return undefined;
   if (!textDeclared && textFound && finding.confidence >= CONFIDENCE.PLAIN_TEXT) {
     return `The file is text (${name(detected)}), not a ${name(declared)}; it was not converted.`;

@@ -9,9 +9,11 @@ import {
 } from '../formats/index.js';
 import { detectMagic } from './magic.js';
 import { inspectOle, isOleSignature } from './ole.js';
-import { flacAfterId3, matchSignature, startsAsText } from './signatures.js';
+import { flacAfterId3, matchSignature, pdfBehindJunk, startsAsText } from './signatures.js';
 import { ByteSource, HEAD_BYTES } from './source.js';
-import { sniffText } from './text/index.js';
+import { decodeText, sniffText } from './text/index.js';
+import { kin } from './text/nameable.js';
+import { agreeWithName } from './text/named.js';
 import { CONFIDENCE, type Finding } from './types.js';
 import { inspectZip, isZipSignature } from './zip.js';
 
@@ -50,12 +52,12 @@ export async function detect(file: string, options: DetectOptions = {}): Promise
   if (options.declared !== undefined && !explicit) {
     throw new FileconvError('INVALID_REQUEST', `Unknown format "${options.declared}".`);
   }
-  const finding = await detectFile(file);
-  const detected = getFormat(finding.id) ?? getFormat('bin')!;
   const declared =
     explicit ??
     formatFromFilename(options.filename ?? file) ??
     (options.contentType ? formatFromMime(options.contentType) : undefined);
+  const finding = await detectFile(file, undefined, declared?.id);
+  const detected = getFormat(finding.id) ?? getFormat('bin')!;
   return {
     declared: declared?.id ?? detected.id,
     detected: detected.id,
@@ -65,13 +67,24 @@ export async function detect(file: string, options: DetectOptions = {}): Promise
   };
 }
 
-/** Declared and detected agree when their canonical ids do, after profiles (pdfa) fold into their base. */
+/**
+ * Declared and detected agree when their canonical ids do, after profiles (pdfa) fold into their
+ * base, or when one is a dialect of the other (C++ in a `.h`, JavaScript in a `.ts`).
+ */
 function sameFormat(declared: FormatDef, detected: FormatDef): boolean {
-  return (declared.detectsAs ?? declared.id) === (detected.detectsAs ?? detected.id);
+  const [a, b] = [declared.detectsAs ?? declared.id, detected.detectsAs ?? detected.id];
+  return a === b || kin(a, b);
 }
 
-/** Detection of the bytes alone, without any declared format. `stats` receives the bytes read. */
-export async function detectFile(file: string, stats?: { bytesRead: number }): Promise<Finding> {
+/**
+ * Detection of the bytes, `stats` receiving the bytes read. With `declared`, the name settles what
+ * the bytes only guess at between text formats (text/named.ts); without it, the bytes alone.
+ */
+export async function detectFile(
+  file: string,
+  stats?: { bytesRead: number },
+  declared?: FormatId,
+): Promise<Finding> {
   let src: ByteSource;
   try {
     src = await ByteSource.open(file);
@@ -79,12 +92,19 @@ export async function detectFile(file: string, stats?: { bytesRead: number }): P
     throw new FileconvError('FILE_NOT_FOUND', `Cannot read ${file}.`, { cause });
   }
   try {
-    return await detectSource(src);
+    const finding = await detectSource(src);
+    if (!declared || declared === finding.id || !TEXT_FINDINGS.has(getFormat(finding.id)?.family ?? ''))
+      return finding;
+    const doc = decodeText(src.head, src.complete);
+    return doc ? agreeWithName(declared, finding, doc) : finding;
   } finally {
     if (stats) stats.bytesRead = src.bytesRead;
     await src.close();
   }
 }
+
+/** Families of the findings a declared name may overrule: text guesses, never binary formats. */
+const TEXT_FINDINGS = new Set(['text', 'code']);
 
 async function detectSource(src: ByteSource): Promise<Finding> {
   if (src.size === 0) return { id: 'bin', confidence: CONFIDENCE.NOTHING };
@@ -95,32 +115,60 @@ async function detectSource(src: ByteSource): Promise<Finding> {
   if (startsAsText(src.head)) {
     const text = (await sniffPastBlankHead(src)) ?? sniffText(src.head, src.complete);
     if (text) return text;
+  } else {
+    const pdf = await pdfBehindJunk(src);
+    if (pdf) return pdf;
   }
   const magic = await detectMagic(src, (id) => getFormat(id) !== undefined);
   if (magic && magic.id !== 'bin') return magic;
+  const padded = await sniffPastNulPadding(src);
+  if (padded) return padded;
   // Short signatures of formats outside the registry also match text (a UTF-16 BOM reads as an
   // MPEG frame sync; calendar and subtitle files are text): text that decodes cleanly wins.
   return sniffText(src.head, src.complete) ?? magic ?? { id: 'bin', confidence: CONFIDENCE.UNKNOWN };
 }
 
-/** How far past a blank head detection looks for the first non-blank byte. */
-const BLANK_SCAN_LIMIT = 1024 * 1024;
+/** How far past a blank or zero-filled head detection looks for the first byte of content. */
+const PADDING_SCAN_LIMIT = 1024 * 1024;
+
+const BLANK_BYTES = new Set([0x20, 0x09, 0x0a, 0x0d, 0x0c]);
+const PADDING_BYTES = new Set([0, ...BLANK_BYTES]);
+/** A file that opens with this many NUL bytes is padded (a preallocated or carved file), not a format's header. */
+const NUL_PADDING = 64;
 
 /**
  * A head that is only whitespace (malformed pages open with long runs of blank lines) says
  * nothing: the text sniffers judge the bytes from the first non-blank one, within a bounded scan.
  */
-async function sniffPastBlankHead(src: ByteSource): Promise<Finding | undefined> {
-  if (src.complete || !isBlank(src.head)) return undefined;
-  for (let at = src.head.length; at < Math.min(src.size, BLANK_SCAN_LIMIT); at += HEAD_BYTES) {
-    const chunk = await src.read(at, HEAD_BYTES);
-    const first = chunk.findIndex((b) => !BLANK_BYTES.has(b));
+function sniffPastBlankHead(src: ByteSource): Promise<Finding | undefined> {
+  if (src.complete || !src.head.every((b) => BLANK_BYTES.has(b))) return Promise.resolve(undefined);
+  return sniffPastPadding(src, BLANK_BYTES);
+}
+
+/**
+ * Text behind a run of NUL bytes within the head (a page saved into a preallocated file, a file
+ * carved from a disk image): no binary format opens with that much nothing, so the text after it
+ * is judged. A head of nothing but zeros (a sparse or zeroed file) is not scanned further.
+ */
+function sniffPastNulPadding(src: ByteSource): Promise<Finding | undefined> {
+  const head = src.head;
+  if (head.length <= NUL_PADDING || !head.subarray(0, NUL_PADDING).every((b) => b === 0))
+    return Promise.resolve(undefined);
+  return sniffPastPadding(src, PADDING_BYTES, head.length);
+}
+
+/** The text finding of the bytes after the leading `padding` bytes, within `limit` bytes. */
+async function sniffPastPadding(
+  src: ByteSource,
+  padding: Set<number>,
+  limit = PADDING_SCAN_LIMIT,
+): Promise<Finding | undefined> {
+  for (let at = 0; at < Math.min(src.size, limit); at += HEAD_BYTES) {
+    const chunk = at === 0 ? src.head : await src.read(at, HEAD_BYTES);
+    const first = chunk.findIndex((b) => !padding.has(b));
     if (first < 0) continue;
     const rest = await src.read(at + first, HEAD_BYTES);
-    return sniffText(rest, at + first + rest.length >= src.size);
+    return startsAsText(rest) ? sniffText(rest, at + first + rest.length >= src.size) : undefined;
   }
   return undefined;
 }
-
-const BLANK_BYTES = new Set([0x20, 0x09, 0x0a, 0x0d, 0x0c]);
-const isBlank = (bytes: Buffer) => bytes.every((b) => BLANK_BYTES.has(b));

@@ -46,7 +46,11 @@ function ftypBrands(head: Buffer): string[] {
   return brands;
 }
 
-/** How far into a file a PDF header may start: readers skip leading bytes (a mail header, junk). */
+/**
+ * How far into a file a PDF header may start on its own: readers skip leading bytes (a mail
+ * header, junk). Acrobat, poppler and pdf.js look for it in the first 1024 bytes; qpdf and
+ * poppler go on reading a file whose header is further in, recovering its objects.
+ */
 const PDF_HEADER_WINDOW = 1024;
 
 export function matchSignature(head: Buffer): Finding | undefined {
@@ -86,4 +90,19 @@ export async function flacAfterId3(src: ByteSource): Promise<Finding | undefined
   const start = 10 + size + (h[5]! & 0x10 ? 10 : 0);
   const magic = start + 4 <= h.length ? h.subarray(start, start + 4) : await src.read(start, 4);
   return magic.toString('latin1') === 'fLaC' ? { id: 'flac', confidence: CONFIDENCE.SIGNATURE } : undefined;
+}
+
+/**
+ * A PDF whose header lies past the first 1024 bytes, behind binary bytes (a long binary comment,
+ * a wrapper's header): the header within the head, numbered objects after it, and an end of file
+ * marker in the tail must all be there, so a text that merely mentions `%PDF-` is not taken.
+ */
+export async function pdfBehindJunk(src: ByteSource): Promise<Finding | undefined> {
+  const head = src.head;
+  const at = head.indexOf('%PDF-', PDF_HEADER_WINDOW);
+  if (at < 0 || !/^%PDF-\d\.\d/.test(head.toString('latin1', at, at + 8))) return undefined;
+  if (!/\d+\s+\d+\s+obj\b/.test(head.toString('latin1', at, at + 16 * 1024))) return undefined;
+  const tailAt = Math.max(at, src.size - 2048);
+  const tail = (await src.read(tailAt, src.size - tailAt)).toString('latin1');
+  return /%%EOF|startxref/.test(tail) ? { id: 'pdf', confidence: CONFIDENCE.TEXT } : undefined;
 }

@@ -42,7 +42,7 @@ export function isZipSignature(head: Buffer): boolean {
  */
 export async function inspectZip(src: ByteSource): Promise<Finding> {
   const entries = await readCentralDirectory(src);
-  if (!entries) return guessFromLocalHeaders(src.head);
+  if (!entries) return guessFromLocalHeaders(src);
   const mimetype = entries.find((e) => e.name === 'mimetype');
   if (mimetype) {
     const id = MIMETYPE_IDS[await readStoredText(src, mimetype)];
@@ -110,7 +110,9 @@ async function readCentralDirectory(src: ByteSource): Promise<Entry[] | undefine
   }
   if (cdOffset + cdSize > src.size) return undefined;
   const cd = await src.read(cdOffset, Math.min(cdSize, MAX_CENTRAL_DIR));
-  return parseCentralDirectory(cd, count);
+  const entries = parseCentralDirectory(cd, count);
+  // An end record pointing at no directory (overwritten, or cut and patched): as if there were none.
+  return count > 0 && entries.length === 0 ? undefined : entries;
 }
 
 async function readZip64End(src: ByteSource, eocdAt: number) {
@@ -154,28 +156,61 @@ async function readStoredText(src: ByteSource, entry: Entry): Promise<string> {
   return (await src.read(dataAt, entry.compressedSize)).toString('latin1').trim();
 }
 
-/** Walks the local headers in the head of a ZIP whose central directory is missing. */
-function guessFromLocalHeaders(head: Buffer): Finding {
+/** How much of a ZIP without its central directory the local-header walk may read in all. */
+const MAX_LOCAL_SCAN = 4 * 1024 * 1024;
+const MAX_LOCAL_ENTRIES = 500;
+const SCAN_CHUNK = 64 * 1024;
+
+/**
+ * Walks the local headers of a ZIP whose central directory is missing or unreadable (a truncated
+ * download, a damaged tail): they still name the parts. An entry that gives its size up front is
+ * hopped over; one written with a data descriptor (sizes after the data) is searched past for the
+ * next header signature. The walk goes past the head, since a large first part (a thumbnail, a
+ * picture) can push the parts that tell an OOXML document apart beyond it, and stops at a bound.
+ */
+async function guessFromLocalHeaders(src: ByteSource): Promise<Finding> {
   const names: string[] = [];
-  // A truncated archive has no central directory; its local headers still name the parts.
-  // Entries written with a data descriptor do not give their size up front, so each header is
-  // found by its signature rather than by walking sizes.
-  for (let at = head.indexOf(LOCAL_HEADER_BYTES); at >= 0 && at + 30 <= head.length; ) {
-    const method = head.readUInt16LE(at + 8);
-    const size = head.readUInt32LE(at + 18);
-    const nameLen = head.readUInt16LE(at + 26);
-    const extraLen = head.readUInt16LE(at + 28);
-    if (nameLen > 0 && nameLen <= 512 && at + 30 + nameLen <= head.length) {
-      const name = head.toString('utf8', at + 30, at + 30 + nameLen);
-      names.push(name);
-      const dataAt = at + 30 + nameLen + extraLen;
-      if (name === 'mimetype' && method === 0) {
-        const id = MIMETYPE_IDS[head.toString('latin1', dataAt, Math.min(head.length, dataAt + size)).trim()];
-        if (id) return { id, confidence: CONFIDENCE.WEAK };
-      }
+  let scanned = 0;
+  let at = await nextLocalHeader(src, 0, () => scanned++);
+  while (at >= 0 && names.length < MAX_LOCAL_ENTRIES && scanned * SCAN_CHUNK < MAX_LOCAL_SCAN) {
+    const header = await src.read(at, 30);
+    if (header.length < 30) break;
+    const flags = header.readUInt16LE(6);
+    const method = header.readUInt16LE(8);
+    const size = header.readUInt32LE(18);
+    const nameLen = header.readUInt16LE(26);
+    const dataAt = at + 30 + nameLen + header.readUInt16LE(28);
+    if (nameLen === 0 || nameLen > 512) break;
+    const name = (await src.read(at + 30, nameLen)).toString('utf8');
+    names.push(name);
+    if (name === 'mimetype' && method === 0 && size <= 256) {
+      const id = MIMETYPE_IDS[(await src.read(dataAt, size)).toString('latin1').trim()];
+      if (id) return { id, confidence: CONFIDENCE.WEAK };
     }
-    at = head.indexOf(LOCAL_HEADER_BYTES, at + 4);
+    const found = classifyNames(names, true);
+    if (found && found.id !== 'htmlzip') return { id: found.id, confidence: CONFIDENCE.WEAK };
+    const sized = (flags & 0x08) === 0 && size !== 0xffffffff;
+    if (!sized) {
+      at = await nextLocalHeader(src, dataAt, () => scanned++);
+      continue;
+    }
+    at = dataAt + size;
+    const next = await src.read(at, 4);
+    if (next.length < 4 || next.readUInt32LE(0) === CENTRAL_HEADER) break;
+    if (next.readUInt32LE(0) !== LOCAL_HEADER) at = await nextLocalHeader(src, at, () => scanned++);
   }
   const byNames = classifyNames(names, true);
   return { id: byNames?.id ?? 'zip', confidence: CONFIDENCE.WEAK };
+}
+
+/** The offset of the next local header signature at or after `from`, or -1; `chunk` counts reads. */
+async function nextLocalHeader(src: ByteSource, from: number, chunk: () => void): Promise<number> {
+  for (let at = from; at < src.size; at += SCAN_CHUNK - 3) {
+    chunk();
+    const bytes = await src.read(at, SCAN_CHUNK);
+    const i = bytes.indexOf(LOCAL_HEADER_BYTES);
+    if (i >= 0) return at + i;
+    if (bytes.length < SCAN_CHUNK) return -1;
+  }
+  return -1;
 }

@@ -10,6 +10,8 @@ const byName = new Map<string, FormatDef>();
 for (const f of FORMATS) for (const e of f.extensions) if (!byName.has(e)) byName.set(e, f);
 for (const f of FORMATS) for (const a of f.aliases) byName.set(a, f);
 for (const f of FORMATS) byName.set(f.id, f);
+const byFilename = new Map<string, FormatDef>();
+for (const f of FORMATS) for (const n of f.filenames ?? []) byFilename.set(n, f);
 const byMime = new Map<string, FormatDef>();
 for (const f of FORMATS) if (!byMime.has(f.mime)) byMime.set(f.mime, f);
 
@@ -26,9 +28,13 @@ export function resolveFormat(name: string): FormatDef | undefined {
 /** The format a file name's extension names, or undefined. */
 export function formatFromFilename(filename: string): FormatDef | undefined {
   const base = filename.split(/[\\/]/).pop() ?? '';
+  const lower = base.toLowerCase();
+  const whole = byFilename.get(lower);
+  if (whole) return whole;
   const dot = base.lastIndexOf('.');
-  if (dot <= 0 || dot === base.length - 1) return undefined;
-  return resolveFormat(base.slice(dot + 1));
+  const byExtension = dot > 0 && dot < base.length - 1 ? resolveFormat(base.slice(dot + 1)) : undefined;
+  // `Makefile.in`, `Dockerfile.dev`: a name of its own before an extension that names nothing.
+  return byExtension ?? (dot > 0 ? byFilename.get(lower.slice(0, lower.indexOf('.'))) : undefined);
 }
 
 /** The format a Content-Type names (parameters ignored), or undefined. */

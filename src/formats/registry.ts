@@ -98,9 +98,35 @@ const ROWS: Row[] = [
   ['sh', 'Shell script', 'code', 'text/x-shellscript', ['sh', 'bash'], ['shell', 'bash']],
   ['css', 'CSS', 'code', 'text/css'],
   ['sql', 'SQL', 'code', 'application/sql'],
+  // C headers are read as C: a `.h` of C++ code is detected as cpp, which agrees (see detect/agree.ts).
+  ['c', 'C source', 'code', 'text/x-c', ['c', 'h'], ['h']],
+  [
+    'cpp',
+    'C++ source',
+    'code',
+    'text/x-c++',
+    ['cpp', 'cc', 'cxx', 'c++', 'hpp', 'hh', 'hxx', 'h++'],
+    ['c++', 'cxx', 'cc', 'hpp'],
+  ],
+  ['go', 'Go source', 'code', 'text/x-go'],
+  ['rs', 'Rust source', 'code', 'text/x-rust', ['rs'], ['rust']],
+  ['java', 'Java source', 'code', 'text/x-java'],
+  ['rb', 'Ruby script', 'code', 'text/x-ruby', ['rb', 'rake', 'gemspec'], ['ruby']],
+  ['php', 'PHP script', 'code', 'application/x-httpd-php', ['php', 'phtml'], []],
+  ['pl', 'Perl script', 'code', 'text/x-perl', ['pl', 'pm'], ['perl']],
+  ['lua', 'Lua script', 'code', 'text/x-lua'],
+  ['ini', 'INI configuration', 'code', 'text/x-ini', ['ini', 'conf', 'cfg', 'cnf'], ['conf', 'cfg']],
+  ['dockerfile', 'Dockerfile', 'code', 'text/x-dockerfile', ['dockerfile'], ['docker', 'containerfile']],
+  ['makefile', 'Makefile', 'code', 'text/x-makefile', ['mk', 'mak', 'make'], ['make', 'gnumakefile']],
   // unknown bytes
   ['bin', 'Unknown binary data', 'data', 'application/octet-stream', ['bin'], ['octet-stream']],
 ];
+
+/** Whole file names that name a format without an extension (matched case-insensitively). */
+const FILENAMES: Record<string, string[]> = {
+  dockerfile: ['dockerfile', 'containerfile'],
+  makefile: ['makefile', 'gnumakefile'],
+};
 
 // Profiles of a format that detection reports as the base format's bytes (a .zip named file that
 // holds a web page is still a ZIP; PDF/A is still a PDF).
@@ -114,4 +140,5 @@ export const FORMATS: readonly FormatDef[] = ROWS.map(([id, name, family, mime, 
   extensions: ext ?? [id],
   aliases: aliases ?? [],
   ...(DETECTS_AS[id] ? { detectsAs: DETECTS_AS[id] } : {}),
+  ...(FILENAMES[id] ? { filenames: FILENAMES[id] } : {}),
 }));

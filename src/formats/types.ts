@@ -27,6 +27,8 @@ export interface FormatDef {
   extensions: string[];
   /** Other names users type for it (`jpeg`, `yml`). */
   aliases: string[];
+  /** Whole lowercase file names that declare the format without an extension (`makefile`). */
+  filenames?: string[];
   /**
    * Set when a conversion target is a profile of another format that detection reports
    * (PDF/A is detected as pdf): the self-test checks outputs against this id.

@@ -9,6 +9,7 @@ import { type FormatFamily, type FormatId, getFormat } from '../formats/index.js
  */
 export type ContentKind =
   | 'prose'
+  | 'code'
   | 'table'
   | 'picture'
   | 'animation'
@@ -51,7 +52,6 @@ const WORD_FAMILIES: readonly FormatFamily[] = [
   'document',
   'text',
   'ebook',
-  'code',
   'data',
   'spreadsheet',
   'presentation',
@@ -70,7 +70,7 @@ const PICTURE_TURNS: KindRule['turns'] = {
 export const KIND_RULES: readonly KindRule[] = [
   {
     kind: 'prose',
-    what: 'text with its structure: documents, plain text, markup, ebooks, code',
+    what: 'text with its structure: documents, plain text, markup, ebooks',
     holders: { families: WORD_FAMILIES },
     turns: {
       words: { becomes: 'prose' },
@@ -83,6 +83,16 @@ export const KIND_RULES: readonly KindRule[] = [
       'Speech is made only from the plain text the user gave (txt to mp3): a Word file, a PDF or an ' +
       'ebook read aloud after flattening to text loses headings, tables and reading order, so ' +
       'document to audio is not listed. Documents never become video.',
+  },
+  {
+    kind: 'code',
+    what: 'source code and configuration files',
+    holders: { families: ['code'], plus: ['txt', 'html', 'pdf'] },
+    turns: { words: { becomes: 'code' } },
+    excludes:
+      'Code is read as text, on a web page or on paper: plain text, HTML and PDF (highlighted, ' +
+      'with line numbers). A Word file, an ebook, a slide or a picture of a program, or a program ' +
+      'read aloud, is nothing anyone converting source code expects.',
   },
   {
     kind: 'table',
@@ -186,6 +196,8 @@ export function sourceKind(format: FormatId): ContentKind {
     case 'presentation':
     case 'data':
       return 'table';
+    case 'code':
+      return 'code';
     default:
       return 'prose';
   }

@@ -54,7 +54,9 @@ export function expectedDetection(to: FormatId): FormatId {
 export function detectionAccepts(detected: FormatId | undefined, to: FormatId): boolean {
   if (detected === expectedDetection(to)) return true;
   // Text with no markup at all is valid markdown, reStructuredText or LaTeX source; bytes cannot
-  // tell it from plain text, so plain text passes for those targets.
+  // tell it from plain text, so plain text passes for those targets. Source code written as plain
+  // text is still the program, which detection rightly names.
+  if (to === 'txt' && getFormat(detected ?? '')?.family === 'code') return true;
   return detected === 'txt' && getFormat(to)?.family === 'text';
 }
 

@@ -34,6 +34,28 @@ const TEXT_FILES: Record<FormatId, string> = {
   eps: postscript('%!PS-Adobe-3.0 EPSF-3.0\n%%BoundingBox: 0 0 400 100'),
 };
 
+/** A short program or configuration file of every source code format, each showing its language. */
+const CODE_FILES: Record<FormatId, string> = {
+  c: '#include <stdio.h>\n\nint main(void) {\n  printf("fileconv self-test\\n");\n  return 0;\n}\n',
+  cpp: '#include <iostream>\n\nint main() {\n  std::cout << "fileconv self-test" << std::endl;\n}\n',
+  css: 'body {\n  color: #1a1a1a;\n  font-family: sans-serif;\n}\n',
+  dockerfile: 'FROM debian:bookworm\nRUN apt-get update\nCMD ["echo", "fileconv self-test"]\n',
+  go: 'package main\n\nimport "fmt"\n\nfunc main() {\n\tfmt.Println("fileconv self-test")\n}\n',
+  ini: '[self-test]\nname = fileconv\n\n[fox]\njumps = over the lazy dog\n',
+  java: 'public class SelfTest {\n  public static void main(String[] args) {\n    System.out.println("fileconv self-test");\n  }\n}\n',
+  js: "const name = 'fileconv';\nconsole.log(name + ' self-test');\n",
+  lua: 'local function greet(name)\n  print(name .. " self-test")\nend\ngreet("fileconv")\n',
+  makefile: '.PHONY: all\nall:\n\t@echo "fileconv self-test"\n',
+  php: '<?php\n$name = "fileconv";\necho "$name self-test\\n";\n',
+  pl: 'use strict;\nuse warnings;\nmy $name = "fileconv";\nprint "$name self-test\\n";\n',
+  py: 'def main() -> None:\n    print("fileconv self-test")\n\n\nif __name__ == "__main__":\n    main()\n',
+  rb: 'class SelfTest\n  def run\n    puts "fileconv self-test"\n  end\nend\nSelfTest.new.run\n',
+  rs: 'fn main() {\n    let name = "fileconv";\n    println!("{} self-test", name);\n}\n',
+  sh: '#!/bin/sh\nset -e\necho "fileconv self-test"\n',
+  sql: "CREATE TABLE fruit (name TEXT, qty INTEGER);\nINSERT INTO fruit VALUES ('apple', 3);\nSELECT name FROM fruit;\n",
+  ts: "const name: string = 'fileconv';\nconsole.log(name + ' self-test');\n",
+};
+
 function postscript(header: string): string {
   return `${header}\n/Helvetica findfont 24 scalefont setfont\n20 40 moveto (fileconv self-test) show\nshowpage\n`;
 }
@@ -76,7 +98,7 @@ async function ffmpeg(args: string[]): Promise<void> {
 /** Seed files written directly: the roots every other sample is converted from. */
 export async function writeSeeds(dir: string): Promise<Map<FormatId, string>> {
   const seeds = new Map<FormatId, string>();
-  for (const [id, text] of Object.entries(TEXT_FILES)) {
+  for (const [id, text] of Object.entries({ ...TEXT_FILES, ...CODE_FILES })) {
     const path = join(dir, `seed.${id}`);
     await writeFile(path, text);
     seeds.set(id, path);

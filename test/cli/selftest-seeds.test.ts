@@ -2,7 +2,8 @@ import { writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
-import { detect } from '../../src/detect/index.js';
+import { detect, detectFile } from '../../src/detect/index.js';
+import { FORMATS } from '../../src/formats/index.js';
 import { findBinary } from '../../src/run/binary.js';
 import { detectionAccepts } from '../../src/selftest/index.js';
 import { tinyPdf, writeSeeds } from '../../src/selftest/seeds.js';
@@ -17,6 +18,15 @@ describe('self-test seeds', () => {
     for (const [id, path] of seeds) {
       const report = await detect(path, { filename: basename(path) });
       expect(report.detected, basename(path)).toBe(id);
+    }
+  });
+
+  it('writes a seed of every source code format that its content alone names', async () => {
+    const seeds = await writeSeeds(tempDir());
+    const code = FORMATS.filter((f) => f.family === 'code');
+    for (const f of code) {
+      expect(seeds.has(f.id), f.id).toBe(true);
+      expect((await detectFile(seeds.get(f.id)!)).id, f.id).toBe(f.id);
     }
   });
 
@@ -35,5 +45,8 @@ describe('self-test seeds', () => {
     expect(detectionAccepts('txt', 'md')).toBe(true);
     expect(detectionAccepts('txt', 'csv')).toBe(false);
     expect(detectionAccepts('bin', 'tiff')).toBe(false);
+    // Source code written as plain text is still the program.
+    expect(detectionAccepts('py', 'txt')).toBe(true);
+    expect(detectionAccepts('py', 'html')).toBe(false);
   });
 });

@@ -63,7 +63,27 @@ export const USUAL_TARGETS: Record<string, string[]> = {
   toml: ['json'],
   xml: ['json'],
   epub: ['pdf', 'txt'],
-  // Code formats (py, js, ts, sh, css, sql) have no conversions in the catalog: they are only detected.
+  // Source code is read highlighted on a page or on paper.
+  ...Object.fromEntries(
+    [
+      'c',
+      'cpp',
+      'css',
+      'go',
+      'java',
+      'js',
+      'lua',
+      'makefile',
+      'php',
+      'pl',
+      'py',
+      'rb',
+      'rs',
+      'sh',
+      'sql',
+      'ts',
+    ].map((id) => [id, ['html', 'pdf']]),
+  ),
 };
 
 export function targetsFor(format: string): string[] {

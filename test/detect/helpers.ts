@@ -1,5 +1,7 @@
-import { readFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { afterAll } from 'vitest';
 
 export const FIXTURES = join(import.meta.dirname, '..', 'fixtures', 'detect');
 
@@ -9,3 +11,19 @@ export const EXPECTED: Record<string, string> = JSON.parse(
 );
 
 export const fixture = (name: string) => join(FIXTURES, name);
+
+/**
+ * A writer of files under the names a user would give them (each in a folder of its own, so
+ * names may repeat), in a temp folder removed after the test file.
+ */
+export function namedFileWriter(prefix: string): (name: string, bytes: string | Buffer) => string {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  let n = 0;
+  return (name, bytes) => {
+    const sub = join(dir, String(n++));
+    mkdirSync(sub);
+    writeFileSync(join(sub, name), bytes);
+    return join(sub, name);
+  };
+}

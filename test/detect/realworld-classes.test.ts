@@ -87,8 +87,8 @@ describe('text classes', () => {
   it.each([
     [
       '/* tcl.h */\n#ifndef _TCL\n#define _TCL\n#include <stdio.h>\ntypedef struct Tcl_Obj {\n  int refCount;\n  char *bytes;\n} Tcl_Obj;\nextern int Tcl_Init(Tcl_Interp *interp);\n#endif\n',
-      'txt',
-      'a C header is plain text, not CSS',
+      'c',
+      'a C header is C, not CSS',
     ],
     [
       '# Copyright\n\n\nfrom .cell import (\n    absolute_coordinate,\n    cols_from_range,\n)\nfrom .formulas import FORMULAE\n',

@@ -10,6 +10,11 @@ const SHEBANGS: Array<[RegExp, string]> = [
   [/\b(node|nodejs|bun)\b/, 'js'],
   [/\b(deno|ts-node|tsx)\b/, 'ts'],
   [/\bpython[\d.]*\b/, 'py'],
+  [/\bperl[\d.]*\b/, 'pl'],
+  [/\bruby[\d.]*\b/, 'rb'],
+  [/\bphp[\d.]*\b/, 'php'],
+  [/\blua(jit|[\d.]*)\b/, 'lua'],
+  [/\bmake\s+-f\b/, 'makefile'],
   [/\b(sh|bash|dash|zsh|ksh)\b/, 'sh'],
 ];
 
@@ -35,6 +40,8 @@ export function sniffDecoded(doc: DecodedText): Finding {
     for (const [re, id] of SHEBANGS) if (re.test(line)) return { id, confidence: CONFIDENCE.STRONG_TEXT };
   }
   if (text.startsWith('{\\rtf')) return { id: 'rtf', confidence: CONFIDENCE.SIGNATURE };
+  // PHP opens with its tag; after it comes code or the HTML it prints, not an XML prolog.
+  if (/^\s*<\?php\b/.test(text)) return { id: 'php', confidence: CONFIDENCE.STRONG_TEXT };
   const markup = sniffMarkup(text);
   if (markup) return markup;
   const lines = wholeLines(doc);

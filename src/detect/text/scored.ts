@@ -39,6 +39,26 @@ function rstTitle(chars: string): (text: string) => boolean {
 }
 
 /**
+ * INI: two or more `[section]` headers, and `key = value` lines making up most of the rest
+ * (`;` and `#` comments aside). TOML files that parse are taken before this.
+ */
+function iniSections(text: string): boolean {
+  // Most texts have no section header at all: one scan settles them.
+  if (!/^\s*\[[^\]\n]+\]\s*$/m.test(text)) return false;
+  let sections = 0;
+  let pairs = 0;
+  let other = 0;
+  for (const line of text.split('\n', 400)) {
+    const t = line.trim();
+    if (t === '' || t.startsWith(';') || t.startsWith('#')) continue;
+    if (/^\[[^\]\n]+\]$/.test(t)) sections++;
+    else if (/^[\w.$/ -]+\s*[=:]/.test(t)) pairs++;
+    else other++;
+  }
+  return sections >= 2 && pairs >= sections && other <= pairs / 4;
+}
+
+/**
  * Traits of the prose and code formats. Each trait counts once however often it occurs,
  * so a long file does not outscore a short one on one repeated habit.
  */
@@ -104,7 +124,6 @@ const TRAITS: Record<FormatId, Trait[]> = {
     [/^(__all__|__version__|__author__)\s*=/m, 3],
     [/^\w+ = \{\s*$|^\s+(['"])[^'"\n]*\1: /m, 1],
   ],
-  // C sources and headers: the registry has no C format, so a win reads as plain text.
   c: [
     [/^#\s*include\s*[<"][\w./-]+[>"]/m, 3],
     [/^#\s*(define|ifndef|ifdef|endif|undef|pragma)\b/m, 2],
@@ -115,6 +134,98 @@ const TRAITS: Record<FormatId, Trait[]> = {
     ],
     [/\/\*[\s\S]*?\*\//, 1],
     [/^\s*(struct|enum|union)\s+\w+\s*\{/m, 2],
+  ],
+  // C++ traits only count on top of C's (see bestScored), as TypeScript's on JavaScript's.
+  cpp: [
+    [
+      /^\s*#\s*include\s*<(iostream|vector|string|memory|map|algorithm|cstdio|cstdlib|cstring|cmath|cstdint)>/m,
+      3,
+    ],
+    [/\bstd::\w+/, 3],
+    [/^\s*namespace\s+[\w:]+\s*\{|^\s*using\s+namespace\s+[\w:]+\s*;/m, 3],
+    [/^\s*template\s*</m, 3],
+    [/^\s*(public|private|protected):\s*$/m, 2],
+    [/\w::~?\w+\s*\(/, 2],
+    [/\b(nullptr|constexpr|noexcept)\b|\bvirtual\s+\w/, 2],
+  ],
+  go: [
+    [/^package \w+\s*$/m, 3],
+    [/^import \($|^import "[\w./-]+"\s*$/m, 3],
+    [/^func (\([\w ]+\*?\w+\) )?\w+\(/m, 4],
+    [/^type \w+ (struct|interface) \{/m, 3],
+    [/\w := /, 1],
+    [/\bfmt\.\w+\(|\berr != nil\b/, 2],
+  ],
+  rs: [
+    [/^\s*(pub(\(\w+\))?\s+)?(async\s+)?fn\s+\w+(<[^>\n]*>)?\s*\(/m, 4],
+    [/^\s*(pub\s+)?use\s+(std|crate|super|self|core)::/m, 3],
+    [/\blet\s+mut\s+\w/, 3],
+    [/^\s*impl(<[^>\n]*>)?\s+[\w:]+/m, 3],
+    [/^\s*#!?\[(derive|cfg|test|allow|deny|warn|inline)\b/m, 3],
+    [/\b(println|format|vec|panic|assert_eq|write|writeln)!\s*[([]/, 2],
+    [/->\s*(Self|Result<|Option<|&(mut )?\w|String\b|[ui](8|16|32|64|size)\b|bool\b)/, 2],
+  ],
+  java: [
+    [/^package [\w.]+;\s*$/m, 4],
+    [/^import (static )?[\w.]+(\.\*)?;\s*$/m, 3],
+    [/\b(public|private|protected)\s+(static\s+|final\s+|abstract\s+)*(class|interface|enum)\s+\w+/, 3],
+    [
+      /\b(public|private|protected)\s+(static\s+|final\s+)*(void|int|long|boolean|String|[A-Z]\w*<[^>\n]*>)\s+\w+\s*[(;=]/,
+      2,
+    ],
+    [/\bSystem\.(out|err)\.print/, 3],
+    [/^\s*@(Override|Test|Deprecated|SuppressWarnings)\b/m, 3],
+  ],
+  rb: [
+    // A `def` line without Python's colon.
+    [/^\s*def (self\.)?\w+[?!]?(\(.*\))?\s*$/m, 2],
+    [/^\s*end\s*$/m, 2],
+    [/^\s*require(_relative)? ['"]/m, 3],
+    [/^\s*(module|class) [A-Z]\w*(::\w+)*( < [A-Z][\w:]*)?\s*$/m, 3],
+    [/\bdo \|[\w, ]+\|/, 3],
+    [/\battr_(accessor|reader|writer)\b/, 3],
+    [/^\s*elsif\b/m, 2],
+    [/\bputs\b/, 1],
+  ],
+  php: [
+    [/<\?php\b/, 5],
+    [/\$this->\w+/, 3],
+    [/^\s*(public |private |protected )?(static )?function \w+\s*\(/m, 1],
+    [/\$\w+\s*=[^=]/, 1],
+    [/^\s*(namespace [\w\\]+|use [\w\\]+\\\w+);/m, 3],
+  ],
+  pl: [
+    [/^\s*use (strict|warnings)\b/m, 4],
+    [/^\s*my [$@%]\w+/m, 3],
+    [/^\s*sub \w+\s*\{/m, 3],
+    [/\$_\b|@ARGV\b|\$ENV\{/, 2],
+    [/^package \w+(::\w+)+;/m, 3],
+    [/^=(head\d|pod|cut)\b/m, 2],
+    [/=~\s*(s|m|tr)?\//, 1],
+  ],
+  lua: [
+    [/^\s*local function \w+/m, 4],
+    [/^\s*local \w+(\s*,\s*\w+)*\s*=/m, 3],
+    [/^\s*function \w+[.:]\w+\s*\(/m, 3],
+    [/\belseif\b/, 2],
+    [/\b(i?pairs)\(/, 3],
+    [/--\[\[/, 3],
+    [/~=/, 1],
+    [/\bnil\b/, 1],
+  ],
+  ini: [[iniSections, 5]],
+  dockerfile: [
+    [/^FROM\s+\S+(\s+AS\s+\w+)?\s*$/m, 2],
+    [/^(RUN|COPY|ADD|CMD|ENTRYPOINT|WORKDIR|EXPOSE|ENV|ARG|LABEL|USER|VOLUME|HEALTHCHECK)\s/m, 2],
+    [/^(CMD|ENTRYPOINT|RUN)\s+\["/m, 2],
+  ],
+  makefile: [
+    [/^\.PHONY\s*:/m, 4],
+    [/^[A-Za-z_][\w.]*\s*(:=|\?=|\+=|::=)/m, 3],
+    [/\$[<^]|\$\(@[DF]\)|\$\((MAKE|CC|CFLAGS|LDFLAGS|CXX|RM|INSTALL)\)/, 3],
+    [/^(ifeq|ifneq)\s*\(|^endif\s*$/m, 3],
+    [/^%[\w.]*\s*:/m, 3],
+    [/^[\w./$()-]+( [\w./$()-]+)*\s*:([^=]|$)[^\n]*\n\t\S/m, 2],
   ],
   js: [
     [/\b(const|let|var)\s+[\w$]+\s*=/, 2],
@@ -132,7 +243,8 @@ const TRAITS: Record<FormatId, Trait[]> = {
     [/;\s*$/m, 1],
   ],
   ts: [
-    [/^\s*(export )?interface \w+/m, 3],
+    // An interface opens its body on the line; prose may start a line with the word.
+    [/^\s*(export )?interface \w+(<[^>\n]*>)?( extends [\w<>., ]+)?\s*\{/m, 3],
     [/^\s*(export )?declare /m, 3],
     [/^\s*import type /m, 3],
     [/\): [A-Z]?\w+(<[^>\n]*>)?(\[\])?( \{|;)/, 2],
@@ -209,10 +321,15 @@ export function bestScored(text: string): { id: FormatId; score: number } | unde
   const scores = new Map<FormatId, number>();
   for (const [id, traits] of Object.entries(TRAITS))
     scores.set(id, score(traits, PROSE.has(id) ? text : unfenced));
-  // TypeScript is JavaScript with types: its own traits only count on top of JavaScript's.
-  const ts = scores.get('ts')!;
-  scores.set('ts', ts >= 3 ? ts + scores.get('js')! : 0);
+  // TypeScript is JavaScript with types, C++ grew from C: their own traits only count on top.
+  for (const [dialect, base] of [
+    ['ts', 'js'],
+    ['cpp', 'c'],
+  ] as const) {
+    const own = scores.get(dialect)!;
+    scores.set(dialect, own >= 3 ? own + scores.get(base)! : 0);
+  }
   let best: { id: FormatId; score: number } | undefined;
   for (const [id, s] of scores) if (s >= MIN_SCORE && (!best || s > best.score)) best = { id, score: s };
-  return best?.id === 'c' ? { id: 'txt', score: best.score } : best;
+  return best;
 }

@@ -1,0 +1,89 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { execa } from 'execa';
+import { describe, expect, it } from 'vitest';
+import code from '../../converters/code.js';
+import pandocChromium from '../../converters/pandoc-chromium.js';
+import { findBinary } from '../../src/run/binary.js';
+import { runStep, tempDir } from '../helpers/step.js';
+
+const pandoc = findBinary(['pandoc']);
+const chromium = findBinary(['chromium', 'chromium-browser', 'google-chrome']);
+const pdftotext = findBinary(['pdftotext']);
+
+const PYTHON = [
+  'import sys',
+  '',
+  '',
+  'def greet(name: str) -> str:',
+  '    """Say hello <b>without</b> markup."""',
+  '    return f"hello {name}"  # ```fenced``` in a comment',
+  '',
+  '',
+  'if __name__ == "__main__":',
+  '    print(greet(sys.argv[1]))',
+  '',
+].join('\n');
+
+function source(name: string, text: string | Buffer): string {
+  const file = join(tempDir(), name);
+  writeFileSync(file, text);
+  return file;
+}
+
+describe('code converter', () => {
+  it('writes UTF-16 source as the same text in UTF-8', async () => {
+    const utf16 = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('x = "é"\nprint(x)\n', 'utf16le')]);
+    const { files } = await runStep(code, 'py', 'txt', source('a.py', utf16));
+    expect(readFileSync(files[0]!, 'utf8')).toBe('x = "é"\nprint(x)\n');
+  });
+
+  it.skipIf(!pandoc)('renders a highlighted page that keeps every line, markup escaped', async () => {
+    const { files } = await runStep(code, 'py', 'html', source('greet.py', PYTHON));
+    const html = readFileSync(files[0]!, 'utf8');
+    // pandoc's highlighter marks keywords and strings with classes; line numbers are anchors.
+    expect(html).toMatch(/<span class="kw">def<\/span>/);
+    expect(html).toMatch(/<span class="st">/);
+    expect(html).toContain('&lt;b&gt;without&lt;/b&gt;');
+    expect(html).toContain('```fenced```');
+    expect(html).toContain('<title>Python</title>');
+    expect(html.match(/id="cb1-\d+"/g)?.length).toBe(PYTHON.trimEnd().split('\n').length);
+  });
+
+  it.skipIf(!pandoc)('highlights a Makefile and a Dockerfile by their own grammars', async () => {
+    const make = await runStep(code, 'makefile', 'html', source('Makefile', 'all: app\n\t$(CC) -o $@ $^\n'));
+    expect(readFileSync(make.files[0]!, 'utf8')).toContain('class="sourceCode makefile');
+    const docker = await runStep(
+      code,
+      'dockerfile',
+      'html',
+      source('Dockerfile', 'FROM debian:12\nRUN true\n'),
+    );
+    expect(readFileSync(docker.files[0]!, 'utf8')).toMatch(/<span class="kw">FROM<\/span>/);
+  });
+
+  it.skipIf(!pandoc || !chromium || !pdftotext)(
+    'prints source code to a PDF whose text is the code, line by line',
+    async () => {
+      const { files } = await runStep(pandocChromium, 'py', 'pdf', source('greet.py', PYTHON));
+      const { stdout } = await execa(pdftotext!, ['-layout', files[0]!, '-']);
+      expect(stdout).toContain('def greet(name: str) -> str:');
+      expect(stdout).toContain('print(greet(sys.argv[1]))');
+      expect(stdout).toMatch(/^\s*1\s+import sys/m);
+    },
+    120_000,
+  );
+
+  it.skipIf(!pandoc || !chromium || !pdftotext)(
+    'prints minified code (one line of 60,000 characters) as wrapped plain text',
+    async () => {
+      const minified = `${Array.from({ length: 3000 }, (_, i) => `var v${i}=${i};`).join('')}\n`;
+      const { files } = await runStep(pandocChromium, 'js', 'pdf', source('bundle.min.js', minified));
+      const { stdout } = await execa(pdftotext!, [files[0]!, '-']);
+      expect(stdout.replace(/\s+/g, '')).toContain('varv2999=2999;');
+      const info = await execa(findBinary(['pdfinfo'])!, [files[0]!]);
+      expect(Number(/Pages:\s+(\d+)/.exec(info.stdout)?.[1])).toBeGreaterThan(1);
+    },
+    120_000,
+  );
+});
