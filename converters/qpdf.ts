@@ -1,9 +1,9 @@
 import { copyFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type ConversionEdge, defineConverter, type StepContext } from '../src/engine/contract.js';
-import { bool, defineOption, int, like, type OptionValues, oneOfNumbers } from '../src/engine/option-kit.js';
+import { bool, defineOption, int, type OptionValues, oneOfNumbers } from '../src/engine/option-kit.js';
 import { expandPages, optionsFor } from '../src/engine/options.js';
-import { compress, pages, wantsLossyCompression } from '../src/engine/shared-options.js';
+import { compress, PASSWORD, pages, password, wantsLossyCompression } from '../src/engine/shared-options.js';
 import { FileconvError } from '../src/errors/index.js';
 import { EngineProcessError, findBinary, probeBinary, runProcess } from '../src/run/process.js';
 import { assertPdfHeader, isEncryptedPdf } from './_pdf.js';
@@ -16,7 +16,6 @@ import { assertPdfHeader, isEncryptedPdf } from './_pdf.js';
  * line, where any user of the machine could read them.
  */
 
-const PASSWORD = like(/^[^\0\r\n]{1,256}$/, 'correct horse');
 const SECRET = { secret: true };
 
 const OPTIONS = {
@@ -25,7 +24,7 @@ const OPTIONS = {
   split: defineOption(int(1, 10_000), 'split into parts of this many pages (several files and a ZIP)', {
     splits: true,
   }),
-  password: defineOption(PASSWORD, "the PDF's password, to open a protected PDF", SECRET),
+  password,
   user_password: defineOption(PASSWORD, 'protect the PDF: the password that opens it (AES-256)', SECRET),
   owner_password: defineOption(
     PASSWORD,

@@ -69,7 +69,10 @@ export function register(program: Command): void {
     .option('--compress [preset]', 'make a PDF smaller: lossless, printer, ebook (the default) or screen')
     .option('--ocr', 'read pages with OCR: to pdf, a searchable PDF (-O ocr=true)')
     .option('--lang <codes>', 'OCR languages, like eng+deu (-O lang=...)')
-    .option('--password <password>', 'the password of a protected PDF (-O password=...)')
+    .option(
+      '--password <password>',
+      'the password that opens a protected PDF, Office or ODF document (-O password=...)',
+    )
     .option('--from <format>', 'source format, instead of detecting it')
     .option('--json', 'one JSON result per input per line (also the default when stdout is not a terminal)')
     .option('--concurrency <n>', 'inputs converted at once', '2')

@@ -60,6 +60,8 @@ try:
         else:
             shape = doc.createInstance('com.sun.star.drawing.TextShape')
             doc.DrawPages.getByIndex(0).add(shape)
+            shape.setSize(uno.createUnoStruct('com.sun.star.awt.Size', 20000, 3000))
+            shape.setPosition(uno.createUnoStruct('com.sun.star.awt.Point', 1000, 1000))
             shape.setString(texts[kind])
         for ext, filt in outs:
             props = [pv('FilterName', filt), pv('Overwrite', True)]
