@@ -12,6 +12,7 @@ import { findBinary, probeBinary, runProcess } from '../src/run/process.js';
 import { assertPdfHeader, isEncryptedPdf } from './_pdf.js';
 import { convertThroughPool } from './libreoffice/convert.js';
 import { pageSetupFor } from './libreoffice/page-setup.js';
+import { writerFromPdf } from './libreoffice/pdf-import.js';
 import { officePoolAvailable, officePoolStatus } from './libreoffice/pool.js';
 import { isPasswordProtected } from './office/encryption.js';
 import { createLockedProfile } from './office/profile.js';
@@ -235,6 +236,8 @@ export default defineConverter({
     'libreoffice-impress',
     'python3-uno',
     'fonts-dejavu-core',
+    // pdftotext: a PDF too long for the layout import becomes a document from its text.
+    'poppler-utils',
   ],
   edges: EDGES,
   options: OPTIONS,
@@ -284,7 +287,10 @@ export default defineConverter({
       ...(encrypted ? { encrypted, password: options.password } : {}),
       pageSetup,
     };
-    if (await convertThroughPool({ ...pooled, pdfOptions: edge.to === 'pdf' ? options : undefined }, ctx)) {
+    const converted = pooled.pdfPages
+      ? await writerFromPdf(pooled, named, ctx)
+      : await convertThroughPool({ ...pooled, pdfOptions: edge.to === 'pdf' ? options : undefined }, ctx);
+    if (converted) {
       if (edge.to === 'txt') await stripBom(pooledOutput);
       ctx.progress(1);
       return { files: [pooledOutput] };

@@ -194,6 +194,14 @@ function afterSuccess(slot: Slot, log?: (m: string) => void): void {
   else if (instance.rssBytes() > maxRssBytes) retire(slot, 'memory limit', log);
 }
 
+/** The cause of a conversion stopped at its time limit, for callers that have another way. */
+export class OfficeTimeout extends Error {
+  constructor() {
+    super('LibreOffice was stopped at its time limit');
+    this.name = 'OfficeTimeout';
+  }
+}
+
 function failure(
   reply: Exclude<BridgeReply, { ok: true }>,
   timeoutMs: number,
@@ -211,6 +219,7 @@ function failure(
       return new FileconvError(
         'CONVERT_FAILED',
         `LibreOffice took longer than ${Math.max(1, Math.round(timeoutMs / 1000))} s and was stopped.`,
+        { cause: new OfficeTimeout() },
       );
     case 'cancelled':
       return new FileconvError('CONVERT_FAILED', 'The conversion was cancelled.');
