@@ -26,7 +26,7 @@ export type LockedFormat = 'docx' | 'xlsx' | 'pptx' | 'doc' | 'xls' | 'odt' | 'o
  * through the environment, not the command line. PowerPoint 97 is left out: LibreOffice saves no
  * encrypted PPT.
  */
-const SAVE_LOCKED_PY = String.raw`
+const SAVE_LOCKED_PY = `
 import os, sys, subprocess, time, uno
 from com.sun.star.beans import PropertyValue, NamedValue
 out, profile = sys.argv[1], sys.argv[2]
