@@ -2,15 +2,17 @@ import { copyFile, mkdir, readdir, readFile, stat, writeFile } from 'node:fs/pro
 import { join } from 'node:path';
 import { decodeSource } from '../src/detect/text/encoding.js';
 import { type ConversionEdge, defineConverter, edgesBetween } from '../src/engine/contract.js';
-import { defineOption, type OptionValues, oneOf } from '../src/engine/option-kit.js';
+import { bool, defineOption, type OptionValues, oneOf } from '../src/engine/option-kit.js';
 import { optionsFor } from '../src/engine/options.js';
-import { pages, quality, sheet } from '../src/engine/shared-options.js';
+import { landscape, margin, pages, paper, password, quality, sheet } from '../src/engine/shared-options.js';
 import { FileconvError } from '../src/errors/index.js';
 import { fontconfigEnv, OUTLINE_EMOJI } from '../src/fonts/fontconfig.js';
 import { extensionOf, type FormatId } from '../src/formats/index.js';
 import { findBinary, probeBinary, runProcess } from '../src/run/process.js';
 import { assertPdfHeader, isEncryptedPdf } from './_pdf.js';
 import { convertThroughPool } from './libreoffice/convert.js';
+import { pageSetupFor } from './libreoffice/page-setup.js';
+import { writerFromPdf } from './libreoffice/pdf-import.js';
 import { officePoolAvailable, officePoolStatus } from './libreoffice/pool.js';
 import { isPasswordProtected } from './office/encryption.js';
 import { createLockedProfile } from './office/profile.js';
@@ -98,10 +100,28 @@ const textWanted = (options: Options) => options.mode === 'text';
 // run but keep only the words: the layout is the default, the text route is what `mode` asks for.
 const PDF_IMPORT_COST = 5;
 
+/**
+ * What each edge honours. A PDF's password is qpdf's to take off before the import (LibreOffice
+ * loads no encrypted PDF), so the import edges leave it out and the planner puts qpdf first.
+ * Page options change the page styles of Writer and Calc documents on their way to PDF; slides
+ * keep their own size. One page per sheet and fitting the width are Calc's.
+ */
+const BASE_OPTIONS = ['pages', 'quality', 'sheet', 'mode'];
+const PAGE_OPTIONS = ['paper', 'landscape', 'margin'];
+const SHEET_PAGE_OPTIONS = ['single_page_sheets', 'fit_width'];
+
+function edgeOptions(from: FormatId, to: FormatId): string[] {
+  const module = IMPORT[from]?.module;
+  if (!module) return BASE_OPTIONS;
+  if (to !== 'pdf' || module === 'impress') return [...BASE_OPTIONS, 'password'];
+  return [...BASE_OPTIONS, 'password', ...PAGE_OPTIONS, ...(module === 'calc' ? SHEET_PAGE_OPTIONS : [])];
+}
+
 const PDF_EDGES: ConversionEdge[] = edgesBetween(['pdf'], Object.keys(PDF_IMPORT), (_, to) => ({
   family: 'document',
   lossy: true,
   cost: PDF_IMPORT_COST,
+  options: BASE_OPTIONS,
   ...(PDF_IMPORT[to]?.module === 'writer' ? { skipWhen: textWanted } : {}),
 }));
 
@@ -114,6 +134,7 @@ function familyEdges(
     family: family(from),
     lossy: isLossy(from, to),
     cost: COST,
+    options: edgeOptions(from, to),
   }));
 }
 
@@ -121,6 +142,27 @@ const WRITER_FORMATS: FormatId[] = ['doc', 'docx', 'odt', 'rtf', 'txt', 'html'];
 const WORKBOOK_FORMATS: FormatId[] = ['xls', 'xlsx', 'ods'];
 const CALC_FORMATS: FormatId[] = [...WORKBOOK_FORMATS, 'csv', 'tsv'];
 const IMPRESS_FORMATS: FormatId[] = ['ppt', 'pptx', 'odp'];
+
+/**
+ * Opening a protected document with its password and saving it without one: the office formats
+ * to themselves (`docx-docx` with `password`), and the step the planner puts first when another
+ * engine converts on (a protected xlsx to csv through the data engine).
+ */
+const MODULE_FAMILY: Record<Module, ConversionEdge['family']> = {
+  writer: 'document',
+  calc: 'spreadsheet',
+  impress: 'presentation',
+};
+const UNLOCK_EDGES: ConversionEdge[] = (
+  ['doc', 'docx', 'odt', ...WORKBOOK_FORMATS, ...IMPRESS_FORMATS] as const
+).map((f) => ({
+  from: f,
+  to: f,
+  family: MODULE_FAMILY[IMPORT[f]?.module ?? 'writer'],
+  lossy: false,
+  cost: COST,
+  options: ['password'],
+}));
 
 const EDGES: ConversionEdge[] = [
   ...familyEdges(WRITER_FORMATS, [...WRITER_FORMATS, 'pdf'], (from) =>
@@ -131,6 +173,7 @@ const EDGES: ConversionEdge[] = [
   ...familyEdges(CALC_FORMATS, [...WORKBOOK_FORMATS, 'pdf'], () => 'spreadsheet'),
   ...familyEdges(IMPRESS_FORMATS, [...IMPRESS_FORMATS, 'pdf'], () => 'presentation'),
   ...PDF_EDGES,
+  ...UNLOCK_EDGES,
 ];
 
 /** PDF export options LibreOffice takes as JSON after the filter name (7.4 and later). */
@@ -168,6 +211,18 @@ const OPTIONS = {
     oneOf(['layout', 'text']),
     'pdf to docx/odt/rtf: layout (pages, pictures, positions) or text (flowing paragraphs)',
   ),
+  password,
+  paper,
+  landscape,
+  margin,
+  single_page_sheets: defineOption(
+    bool(),
+    'spreadsheet to PDF: each sheet on one page, as large as it needs',
+  ),
+  fit_width: defineOption(
+    bool(),
+    'spreadsheet to PDF: each sheet scaled to the width of the page, as many pages tall as it needs',
+  ),
 };
 type Options = OptionValues<typeof OPTIONS>;
 
@@ -181,6 +236,8 @@ export default defineConverter({
     'libreoffice-impress',
     'python3-uno',
     'fonts-dejavu-core',
+    // pdftotext: a PDF too long for the layout import becomes a document from its text.
+    'poppler-utils',
   ],
   edges: EDGES,
   options: OPTIONS,
@@ -207,7 +264,11 @@ export default defineConverter({
       // LibreOffice's PDF import loads no encrypted PDF, not even one locked by an owner password only.
       if (await isEncryptedPdf(input)) throw new FileconvError('ENCRYPTED_DOCUMENT');
       ctx.log(`pdf ${source.module} import, layout mode: pages as placed text frames, pictures and shapes`);
-    } else if (await isPasswordProtected(input)) throw new FileconvError('ENCRYPTED_DOCUMENT');
+    }
+    const encrypted = !pdfImport && (await isPasswordProtected(input));
+    if (encrypted && options.password === undefined) throw new FileconvError('ENCRYPTED_DOCUMENT');
+    if (encrypted) ctx.log('password-protected document: opened with the password given');
+    const pageSetup = edge.to === 'pdf' && !pdfImport ? pageSetupFor(edge.from, options) : undefined;
 
     const importFilter =
       edge.from === 'doc' && isWord6Or95(await wordFibVersion(input)) ? 'MS WinWord 6.0' : source.filter;
@@ -223,12 +284,24 @@ export default defineConverter({
       importFilter,
       exportFilter,
       pdfPages: pdfImport && source.module === 'writer',
+      ...(encrypted ? { encrypted, password: options.password } : {}),
+      pageSetup,
     };
-    if (await convertThroughPool({ ...pooled, pdfOptions: edge.to === 'pdf' ? options : undefined }, ctx)) {
+    const converted = pooled.pdfPages
+      ? await writerFromPdf(pooled, named, ctx)
+      : await convertThroughPool({ ...pooled, pdfOptions: edge.to === 'pdf' ? options : undefined }, ctx);
+    if (converted) {
       if (edge.to === 'txt') await stripBom(pooledOutput);
       ctx.progress(1);
       return { files: [pooledOutput] };
     }
+    // soffice --convert-to would take a password on its command line, and sets no page style.
+    const pageOptions = PAGE_OPTIONS.some((name) => name in options) || options.fit_width !== undefined;
+    if (encrypted || pageOptions)
+      throw new FileconvError(
+        'CONVERT_FAILED',
+        `${encrypted ? 'A password-protected document' : 'Page options'} need LibreOffice's warm pool (python3-uno), which is unavailable here.`,
+      );
     const profile = await createLockedProfile(join(ctx.workDir, 'profile'));
     const sofficeOut = join(ctx.workDir, 'out');
     await mkdir(sofficeOut, { recursive: true });

@@ -9,7 +9,7 @@ import {
 } from '../src/engine/contract.js';
 import { bool, defineOption, int, like, type OptionValues, oneOfNumbers } from '../src/engine/option-kit.js';
 import { expandPages, optionsFor } from '../src/engine/options.js';
-import { compress, pages, wantsLossyCompression } from '../src/engine/shared-options.js';
+import { compress, PASSWORD, pages, password, wantsLossyCompression } from '../src/engine/shared-options.js';
 import { FileconvError } from '../src/errors/index.js';
 import { mapLimit } from '../src/run/concurrency.js';
 import { EngineProcessError, findBinary, probeBinary, runProcess } from '../src/run/process.js';
@@ -24,7 +24,6 @@ import { type MergedInput, readInput, writeOutline } from './_pdf-merge.js';
  * line, where any user of the machine could read them.
  */
 
-const PASSWORD = like(/^[^\0\r\n]{1,256}$/, 'correct horse');
 const SECRET = { secret: true };
 
 const OPTIONS = {
@@ -33,7 +32,7 @@ const OPTIONS = {
   split: defineOption(int(1, 10_000), 'split into parts of this many pages (several files and a ZIP)', {
     splits: true,
   }),
-  password: defineOption(PASSWORD, "the PDF's password, to open a protected PDF", SECRET),
+  password,
   user_password: defineOption(PASSWORD, 'protect the PDF: the password that opens it (AES-256)', SECRET),
   owner_password: defineOption(
     PASSWORD,

@@ -1,7 +1,5 @@
 import { bool, defineOption, int, like, num, type OptionValues, oneOf } from '../../src/engine/option-kit.js';
-import { pages, quality } from '../../src/engine/shared-options.js';
-
-const CSS_LENGTH = String.raw`\d{1,4}(\.\d{1,3})?(mm|cm|in|px)`;
+import { landscape, margin, pages, paper, quality } from '../../src/engine/shared-options.js';
 
 function pageTemplate(part: 'header' | 'footer') {
   return defineOption(
@@ -13,18 +11,9 @@ function pageTemplate(part: 'header' | 'footer') {
 /** How a page is printed to PDF: honoured by the browser's PDF edges. */
 export const PRINT_OPTIONS = {
   pages,
-  paper: defineOption(
-    like(
-      /^(A[3-5]|Letter|Legal|Tabloid|\d{1,4}(\.\d{1,3})?x\d{1,4}(\.\d{1,3})?(mm|cm|in|px))$/i,
-      'A4, Letter or 210x297mm',
-    ),
-    'paper size of a printed page',
-  ),
-  orientation: defineOption(oneOf(['portrait', 'landscape']), 'page orientation of a printed page'),
-  margin: defineOption(
-    like(new RegExp(`^${CSS_LENGTH}( ${CSS_LENGTH}){0,3}$`), '10mm 15mm'),
-    'page margins of a printed page, CSS order',
-  ),
+  paper,
+  landscape,
+  margin,
   scale: defineOption(num(0.1, 2), 'zoom of a printed page'),
   print_background: defineOption(bool(), 'print background colours and images (default true)'),
   prefer_css_page_size: defineOption(bool(), "use the page's CSS @page size over paper"),

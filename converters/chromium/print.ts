@@ -38,7 +38,7 @@ export function pdfOptions(options: BrowserOptions): PdfOptions {
   const headed = header !== undefined || footer !== undefined;
   return {
     ...paper(options.paper),
-    landscape: options.orientation === 'landscape',
+    landscape: options.landscape === true,
     margin: margins(options.margin ?? DEFAULT_MARGIN),
     scale: options.scale ?? 1,
     printBackground: options.print_background ?? true,

@@ -1,4 +1,5 @@
 import type { StepContext } from '../../src/engine/contract.js';
+import type { PageSetup } from './instance.js';
 import { convertWithPool, officePoolAvailable } from './pool.js';
 
 /**
@@ -17,12 +18,20 @@ export interface PooledConversion {
   pdfOptions?: PdfExportOptions;
   /** The input is a PDF read by Writer's PDF import (see BridgeRequest.pdfPages). */
   pdfPages?: boolean;
+  /** The password of a protected input (see BridgeRequest.password). */
+  password?: string;
+  /** The input is password-protected (see PoolConversion.encrypted). */
+  encrypted?: boolean;
+  /** Paper, orientation, margins and scaling for PDF export (page-setup.ts). */
+  pageSetup?: PageSetup;
 }
 
 /** The converter's options that PDF export reads. */
 export interface PdfExportOptions {
   pages?: string;
   quality?: number;
+  /** Spreadsheets: each sheet on one page, as large as it needs. */
+  single_page_sheets?: boolean;
 }
 
 /** `name:options` split at the first colon (filter names hold none; CSV options hold no colon). */
@@ -31,10 +40,11 @@ export function splitFilter(spec: string): { name: string; options?: string } {
   return colon < 0 ? { name: spec } : { name: spec.slice(0, colon), options: spec.slice(colon + 1) };
 }
 
-function pdfFilterData(options: PdfExportOptions): Record<string, string | number> | undefined {
-  const data: Record<string, string | number> = {};
+function pdfFilterData(options: PdfExportOptions): Record<string, string | number | boolean> | undefined {
+  const data: Record<string, string | number | boolean> = {};
   if (options.pages) data.PageRange = options.pages;
   if (options.quality) data.Quality = options.quality;
+  if (options.single_page_sheets) data.SinglePageSheets = true;
   return Object.keys(data).length ? data : undefined;
 }
 
@@ -57,6 +67,9 @@ export async function convertThroughPool(job: PooledConversion, ctx: StepContext
     filterOptions: to.options,
     filterData: job.pdfOptions ? pdfFilterData(job.pdfOptions) : undefined,
     pdfPages: job.pdfPages,
+    password: job.password,
+    pageSetup: job.pageSetup,
+    encrypted: job.encrypted,
     timeoutMs: ctx.timeoutMs,
     signal: ctx.signal,
     log: ctx.log,

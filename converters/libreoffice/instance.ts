@@ -24,13 +24,31 @@ export interface BridgeRequest {
   filterData?: Record<string, string | number | boolean>;
   /** A PDF imported into Writer: one body paragraph per page, each page's frames anchored to it. */
   pdfPages?: boolean;
+  /** The password of a protected document: it goes to the bridge on its stdin, nowhere else. */
+  password?: string;
+  /** Set on every page style before export (page-setup.ts). */
+  pageSetup?: PageSetup;
+}
+
+/** Page style settings, lengths in 1/100 mm (the unit of LibreOffice's style properties). */
+export interface PageSetup {
+  width?: number;
+  height?: number;
+  /** Wider than tall; undefined keeps each style's own orientation. */
+  landscape?: boolean;
+  /** Top, right, bottom, left. */
+  margins?: [number, number, number, number];
+  /** Spreadsheets: each sheet scaled to one page wide. */
+  fitWidth?: boolean;
+  /** No page header (Calc prints the sheet's name, for a CSV the uploaded file's, by default). */
+  noHeader?: boolean;
 }
 
 export type BridgeReply =
   | { ok: true }
   | {
       ok: false;
-      kind: 'load' | 'store' | 'disconnected' | 'request' | 'timeout' | 'cancelled';
+      kind: 'load' | 'password' | 'store' | 'disconnected' | 'request' | 'timeout' | 'cancelled';
       error: string;
     };
 

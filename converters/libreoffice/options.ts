@@ -23,6 +23,11 @@ export interface PoolConversion extends BridgeRequest {
   signal: AbortSignal;
   /** A line for the request's timeline. */
   log?: (message: string) => void;
+  /**
+   * The input is password-protected: LibreOffice dropping the connection while it reads it is
+   * the password case (ENCRYPTED_DOCUMENT), not an engine crash worth a second try.
+   */
+  encrypted?: boolean;
 }
 
 export interface OfficePoolStatus {

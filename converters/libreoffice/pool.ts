@@ -194,8 +194,24 @@ function afterSuccess(slot: Slot, log?: (m: string) => void): void {
   else if (instance.rssBytes() > maxRssBytes) retire(slot, 'memory limit', log);
 }
 
-function failure(reply: Exclude<BridgeReply, { ok: true }>, timeoutMs: number): FileconvError {
+/** The cause of a conversion stopped at its time limit, for callers that have another way. */
+export class OfficeTimeout extends Error {
+  constructor() {
+    super('LibreOffice was stopped at its time limit');
+    this.name = 'OfficeTimeout';
+  }
+}
+
+function failure(
+  reply: Exclude<BridgeReply, { ok: true }>,
+  timeoutMs: number,
+  encrypted: boolean,
+): FileconvError {
+  if (encrypted && reply.kind === 'disconnected') return new FileconvError('ENCRYPTED_DOCUMENT');
   switch (reply.kind) {
+    case 'password':
+      // A wrong password: the fixed message says how to give one, as for a missing one.
+      return new FileconvError('ENCRYPTED_DOCUMENT');
     case 'load':
       // LibreOffice says only "could not load": a damaged file or one that is not what it claims.
       return new FileconvError('MALFORMED_DOCUMENT', undefined, { cause: new Error(reply.error) });
@@ -203,6 +219,7 @@ function failure(reply: Exclude<BridgeReply, { ok: true }>, timeoutMs: number): 
       return new FileconvError(
         'CONVERT_FAILED',
         `LibreOffice took longer than ${Math.max(1, Math.round(timeoutMs / 1000))} s and was stopped.`,
+        { cause: new OfficeTimeout() },
       );
     case 'cancelled':
       return new FileconvError('CONVERT_FAILED', 'The conversion was cancelled.');
@@ -218,7 +235,7 @@ function failure(reply: Exclude<BridgeReply, { ok: true }>, timeoutMs: number): 
  * replaced and the conversion tried once more on the fresh one.
  */
 export async function convertWithPool(job: PoolConversion): Promise<void> {
-  const { timeoutMs, signal, log, ...request } = job;
+  const { timeoutMs, signal, log, encrypted = false, ...request } = job;
   if (signal.aborted) throw new FileconvError('CONVERT_FAILED', 'The conversion was cancelled.');
   const availableNow = await officePoolAvailable();
   if (!availableNow.ok)
@@ -237,8 +254,8 @@ export async function convertWithPool(job: PoolConversion): Promise<void> {
       if (reply.kind === 'disconnected' || reply.kind === 'timeout' || reply.kind === 'cancelled') {
         retire(slot, reply.kind === 'disconnected' ? 'crashed' : reply.kind, log);
       }
-      if (reply.kind === 'disconnected' && attempt === 0 && !signal.aborted) continue;
-      throw failure(reply, timeoutMs);
+      if (reply.kind === 'disconnected' && attempt === 0 && !signal.aborted && !encrypted) continue;
+      throw failure(reply, timeoutMs, encrypted);
     }
   } finally {
     release(slot);

@@ -3,10 +3,13 @@
 Started by the pool next to its soffice process. Speaks JSON lines:
   stdout, once:   {"ready": true} or {"ready": false, "error": "..."}
   stdin, each:    {"id", "input", "output", "filter", "filterOptions"?, "inputFilter"?,
-                   "inputFilterOptions"?, "filterData"?, "pdfPages"?}
+                   "inputFilterOptions"?, "filterData"?, "pdfPages"?, "password"?, "pageSetup"?}
   stdout, each:   {"id", "ok": true} or {"id", "ok": false, "kind", "error"}
-kind is "load" (the document could not be read), "store" (it could not be written),
+kind is "load" (the document could not be read), "password" (a password was given and the
+document still could not be read: a wrong one), "store" (it could not be written),
 "disconnected" (the office went away) or "request" (a bad request line).
+A password arrives only on stdin and never goes into a reply: LibreOffice's load errors name
+the file, not the media descriptor.
 When stdin closes (the pool or its process died), when the owner dies while a conversion is
 under way (the bridge is not reading stdin then), or when the bridge itself fails or is told to
 stop, the office process group is killed and the instance folder removed, so no soffice outlives
@@ -100,6 +103,35 @@ def anchor_to_pages(doc):
         cursor.setPropertyValue("BreakType", PAGE_BEFORE)
 
 
+def apply_page_setup(doc, setup):
+    """Paper, orientation, margins and scaling set on every page style before export: the PDF
+    export prints pages as their styles say, and has no paper settings of its own. Lengths come
+    in 1/100 mm, the unit of the style properties."""
+    styles = doc.StyleFamilies.getByName("PageStyles")
+    for name in styles.ElementNames:
+        style = styles.getByName(name)
+        info = style.getPropertySetInfo()
+        width, height = setup.get("width", style.Width), setup.get("height", style.Height)
+        landscape = setup.get("landscape")
+        if landscape is None:
+            landscape = style.IsLandscape or style.Width > style.Height
+        short, long_ = sorted((width, height))
+        style.IsLandscape = landscape
+        style.Width, style.Height = (long_, short) if landscape else (short, long_)
+        margins = setup.get("margins")
+        if margins:
+            style.setPropertyValues(
+                ("BottomMargin", "LeftMargin", "RightMargin", "TopMargin"),
+                (margins[2], margins[3], margins[1], margins[0]),
+            )
+        if setup.get("fitWidth") and info.hasPropertyByName("ScaleToPagesX"):
+            # One page wide, as many pages tall as the rows need.
+            style.ScaleToPagesY = 0
+            style.ScaleToPagesX = 1
+        if setup.get("noHeader") and info.hasPropertyByName("HeaderIsOn"):
+            style.HeaderIsOn = False
+
+
 def is_disconnect(error):
     text = type(error).__name__ + str(error)
     return isinstance(error, DisposedException) or "Binary URP bridge" in text or "disposed" in text
@@ -116,6 +148,9 @@ def convert(desktop, req):
         load_props.append(prop("FilterName", req["inputFilter"]))
     if req.get("inputFilterOptions"):
         load_props.append(prop("FilterOptions", req["inputFilterOptions"]))
+    password = req.get("password")
+    if password:
+        load_props.append(prop("Password", password))
     in_url = uno.systemPathToFileUrl(os.path.abspath(req["input"]))
     out_url = uno.systemPathToFileUrl(os.path.abspath(req["output"]))
     try:
@@ -123,12 +158,18 @@ def convert(desktop, req):
     except Exception as e:  # noqa: BLE001 - UNO raises IOException, IllegalArgumentException, ...
         if is_disconnect(e):
             raise
+        if password:
+            return {"ok": False, "kind": "password", "error": "the password did not open the document"}
         return {"ok": False, "kind": "load", "error": "could not load: %s" % (e.Message if hasattr(e, "Message") else e)}
     if doc is None:
+        if password:
+            return {"ok": False, "kind": "password", "error": "the password did not open the document"}
         return {"ok": False, "kind": "load", "error": "could not load the document"}
     try:
         if req.get("pdfPages"):
             anchor_to_pages(doc)
+        if req.get("pageSetup"):
+            apply_page_setup(doc, req["pageSetup"])
         store_props = [prop("FilterName", req["filter"]), prop("Overwrite", True)]
         if req.get("filterOptions"):
             store_props.append(prop("FilterOptions", req["filterOptions"]))

@@ -35,6 +35,9 @@ interface OperationFlags {
   ocr?: boolean;
   lang?: string;
   password?: string;
+  paper?: string;
+  landscape?: boolean;
+  margin?: string;
 }
 
 interface ConvertFlags extends OperationFlags {
@@ -67,7 +70,13 @@ export function register(program: Command): void {
     .option('--compress [preset]', 'make a PDF smaller: lossless, printer, ebook (the default) or screen')
     .option('--ocr', 'read pages with OCR: to pdf, a searchable PDF (-O ocr=true)')
     .option('--lang <codes>', 'OCR languages, like eng+deu (-O lang=...)')
-    .option('--password <password>', 'the password of a protected PDF (-O password=...)')
+    .option(
+      '--password <password>',
+      'the password that opens a protected PDF, Office or ODF document (-O password=...)',
+    )
+    .option('--paper <size>', 'paper of a printed page: A4, Letter, Legal, A3... or 210x297mm (-O paper=...)')
+    .option('--landscape', 'print pages landscape (-O landscape=true)')
+    .option('--margin <lengths>', 'page margins, CSS order, like "10mm 15mm" (-O margin=...)')
     .option('--from <format>', 'source format, instead of detecting it')
     .option('--merge', 'join the inputs, in order, into one file (PDF: one bookmark per input)')
     .option('--json', 'one JSON result per input per line (also the default when stdout is not a terminal)')
@@ -93,6 +102,9 @@ function operationOptions(flags: OperationFlags): Record<string, string> {
   if (flags.ocr) out.ocr = 'true';
   if (flags.lang !== undefined) out.lang = flags.lang;
   if (flags.password !== undefined) out.password = flags.password;
+  if (flags.paper !== undefined) out.paper = flags.paper;
+  if (flags.landscape) out.landscape = 'true';
+  if (flags.margin !== undefined) out.margin = flags.margin;
   return out;
 }
 

@@ -30,6 +30,8 @@ export interface DetectReport {
   mime: string;
   /** 0..1; see CONFIDENCE for what the levels mean. */
   confidence: number;
+  /** Present (true) when the file is password-protected: an encrypted Office, ODF or OOXML document. */
+  encrypted?: true;
 }
 
 export interface DetectOptions {
@@ -56,7 +58,7 @@ export async function detect(file: string, options: DetectOptions = {}): Promise
     explicit ??
     formatFromFilename(options.filename ?? file) ??
     (options.contentType ? formatFromMime(options.contentType) : undefined);
-  const finding = await detectFile(file, undefined, declared?.id);
+  const finding = chosenByDeclared(await detectFile(file, undefined, declared?.id), declared);
   const detected = getFormat(finding.id) ?? getFormat('bin')!;
   return {
     declared: declared?.id ?? detected.id,
@@ -64,7 +66,17 @@ export async function detect(file: string, options: DetectOptions = {}): Promise
     match: declared ? sameFormat(declared, detected) : true,
     mime: detected.mime,
     confidence: finding.confidence,
+    ...(finding.encrypted ? { encrypted: true as const } : {}),
   };
+}
+
+/**
+ * Bytes that are one of several formats (an encrypted OOXML package is a DOCX, XLSX or PPTX
+ * inside its encryption) are the declared one when it is among them, as sure as a container.
+ */
+function chosenByDeclared(finding: Finding, declared: FormatDef | undefined): Finding {
+  if (!declared || !finding.oneOf?.includes(declared.id)) return finding;
+  return { ...finding, id: declared.id, confidence: CONFIDENCE.CONTAINER };
 }
 
 /**

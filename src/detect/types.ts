@@ -4,6 +4,13 @@ import type { FormatId } from '../formats/index.js';
 export interface Finding {
   id: FormatId;
   confidence: number;
+  /** The document is password-protected (its container says so; its content was not read). */
+  encrypted?: boolean;
+  /**
+   * The bytes are one of these formats and cannot tell which (an encrypted OOXML package): a
+   * declared format among them is taken as the detected one, else `id` at the finding's confidence.
+   */
+  oneOf?: readonly FormatId[];
 }
 
 /**

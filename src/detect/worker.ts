@@ -23,6 +23,7 @@ export default async function runDetectTask(task: DetectTask): Promise<DetectTas
         match: r.match,
         mime: r.mime,
         confidence: r.confidence,
+        ...(r.encrypted ? { encrypted: r.encrypted } : {}),
       },
     };
   } catch (e) {

@@ -1,3 +1,4 @@
+import { inflateRawSync } from 'node:zlib';
 import type { ByteSource } from './source.js';
 import { CONFIDENCE, type Finding } from './types.js';
 
@@ -46,7 +47,8 @@ export async function inspectZip(src: ByteSource): Promise<Finding> {
   const mimetype = entries.find((e) => e.name === 'mimetype');
   if (mimetype) {
     const id = MIMETYPE_IDS[await readStoredText(src, mimetype)];
-    if (id) return { id, confidence: CONFIDENCE.CONTAINER };
+    const encrypted = id !== undefined && id !== 'epub' && (await odfEncrypted(src, entries));
+    if (id) return { id, confidence: CONFIDENCE.CONTAINER, ...(encrypted ? { encrypted } : {}) };
   }
   const byNames = classifyNames(entries.map((e) => e.name));
   return byNames ?? { id: 'zip', confidence: CONFIDENCE.CONTAINER };
@@ -154,6 +156,26 @@ async function readStoredText(src: ByteSource, entry: Entry): Promise<string> {
   if (local.length < 30 || local.readUInt32LE(0) !== LOCAL_HEADER) return '';
   const dataAt = entry.localOffset + 30 + local.readUInt16LE(26) + local.readUInt16LE(28);
   return (await src.read(dataAt, entry.compressedSize)).toString('latin1').trim();
+}
+
+/** A manifest is a few kB; one past this is not read. */
+const MAX_MANIFEST_BYTES = 256 * 1024;
+
+/** ODF marks every encrypted part with `manifest:encryption-data` in its manifest. */
+async function odfEncrypted(src: ByteSource, entries: Entry[]): Promise<boolean> {
+  const manifest = entries.find((e) => e.name === 'META-INF/manifest.xml');
+  if (!manifest || manifest.compressedSize > MAX_MANIFEST_BYTES) return false;
+  const local = await src.read(manifest.localOffset, 30);
+  if (local.length < 30 || local.readUInt32LE(0) !== LOCAL_HEADER) return false;
+  const dataAt = manifest.localOffset + 30 + local.readUInt16LE(26) + local.readUInt16LE(28);
+  const data = await src.read(dataAt, manifest.compressedSize);
+  try {
+    const xml =
+      manifest.method === 8 ? inflateRawSync(data, { maxOutputLength: 4 * MAX_MANIFEST_BYTES }) : data;
+    return xml.includes('encryption-data');
+  } catch {
+    return false;
+  }
 }
 
 /** How much of a ZIP without its central directory the local-header walk may read in all. */

@@ -28,6 +28,30 @@ export const compress = defineOption(
 /** Whether options ask for a compression that resamples pictures (Ghostscript's, not qpdf's). */
 export const wantsLossyCompression = (o: { compress?: unknown }) =>
   (LOSSY_COMPRESSION as readonly unknown[]).includes(o.compress);
+/** A password as any option takes one: no NUL or line break (qpdf reads them a line each). */
+export const PASSWORD = like(/^[^\0\r\n]{1,256}$/, 'correct horse');
+export const password = defineOption(
+  PASSWORD,
+  'the password that opens a protected document (PDF, DOCX/XLSX/PPTX, DOC/XLS/PPT, ODF) for this conversion',
+  { secret: true },
+);
+const CSS_LENGTH = String.raw`\d{1,4}(\.\d{1,3})?(mm|cm|in|px)`;
+/** How pages are printed to PDF: the browser's and LibreOffice's PDF export read them alike. */
+export const paper = defineOption(
+  like(
+    new RegExp(`^(A[3-5]|Letter|Legal|Tabloid|\\d{1,4}(\\.\\d{1,3})?x${CSS_LENGTH})$`, 'i'),
+    'A4, Letter or 210x297mm',
+  ),
+  'paper size of a printed page: A3, A4, A5, Letter, Legal, Tabloid or WxH with a unit (210x297mm)',
+);
+export const landscape = defineOption(
+  bool(),
+  "true: print pages landscape (wider than tall); false: portrait (default: portrait for web pages, an office document's own)",
+);
+export const margin = defineOption(
+  like(new RegExp(`^${CSS_LENGTH}( ${CSS_LENGTH}){0,3}$`), '10mm 15mm'),
+  'page margins of a printed page, CSS order (top right bottom left)',
+);
 export const ocr = defineOption(bool(), 'true to read page text with OCR (PDF without a text layer)');
 // Excel's own rule for sheet names: 1 to 31 characters, none of : \ / ? * [ ]
 export const sheet = defineOption(

@@ -8,7 +8,7 @@ export const ERROR_CODES = {
   NEEDS_OCR:
     'The PDF has no text layer; convert it again with the option ocr set to true to read it with OCR.',
   ENCRYPTED_DOCUMENT:
-    'The document is password-protected; give its password with the option password (-O password=... on the command line), or remove the password and try again.',
+    'The document is password-protected and no password, or a wrong one, was given: give its password with the option password (--password or -O password=... on the command line, "options": {"password": "..."} in the meta of an API request), or remove the password and try again.',
   MALFORMED_DOCUMENT: 'No engine could read the file; it is damaged or not what its type says.',
   OUTPUT_TOO_LARGE:
     'The result would be larger than this server allows (too many pages, frames, pixels or bytes); nothing was kept. Convert a part of it (the pages, start or duration options) or at a lower dpi.',

@@ -90,13 +90,13 @@ describe.skipIf(!installed)('chromium converter (Debian chromium not installed)'
     expect(isBandBlue((await readBand(firstPagePng(path))).band)).toBe(true);
   });
 
-  it('paper, orientation, page ranges, header and footer templates', { timeout: 120_000 }, async () => {
+  it('paper, landscape, page ranges, header and footer templates', { timeout: 120_000 }, async () => {
     const long = join(dir, 'long.html');
     const paragraphs = Array.from({ length: 120 }, (_, i) => `<p>Paragraph ${i + 1}</p>`).join('\n');
     writeFileSync(long, `<!DOCTYPE html><html><body>${paragraphs}</body></html>`);
     const all = await convert(long, 'html', 'pdf', {
       paper: 'Letter',
-      orientation: 'landscape',
+      landscape: true,
       footer_template:
         '<div style="font-size:9px;width:100%;text-align:center">Page <span class="pageNumber"></span> of <span class="totalPages"></span></div>',
     });

@@ -1,6 +1,7 @@
 import { copyFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { LAYOUT_PAGE_BUDGET } from '../../converters/libreoffice/pdf-import.js';
 import libreoffice from '../../converters/libreoffice.js';
 import { measureFidelity } from '../../src/fidelity/index.js';
 import { loadCatalog, planConversion } from '../../src/plan/index.js';
@@ -8,7 +9,8 @@ import { runConversion } from '../../src/run/runner.js';
 import type { RunEvent } from '../../src/run/types.js';
 import { reportPdfFixture, SECOND_PAGE_WORDS } from '../helpers/layout-pdf.js';
 import { convertWith, expectCode, pdfPageCount, pdfText, zipEntries } from '../helpers/office.js';
-import { encryptedPdf } from './_image-samples.js';
+import { stepContext, tempDir } from '../helpers/step.js';
+import { encryptedPdf, textPdf } from './_image-samples.js';
 
 const report = reportPdfFixture('fileconv-lo-pdf-');
 const dir = report.dir;
@@ -62,6 +64,22 @@ describe('libreoffice PDF import', () => {
       expect(byName.words_kept?.output).toBeGreaterThanOrEqual(0.95);
     }, 120_000);
   }
+
+  it('makes a PDF past the layout budget from its text, and says so', { timeout: 240_000 }, async () => {
+    const lines = Array.from({ length: LAYOUT_PAGE_BUDGET + 5 }, (_, i) => `Long report page ${i + 1}`);
+    const long = await textPdf(dir, lines, 'long.pdf');
+    const edge = libreoffice.edges.find((e) => e.from === 'pdf' && e.to === 'docx');
+    const ctx = stepContext();
+    const outDir = tempDir('fileconv-long-');
+    const { files } = await libreoffice.run({ edge: edge!, input: long, outDir, options: {} }, ctx);
+    expect(ctx.logs.join('\n')).toContain(
+      `(mode text), not its layout: ${LAYOUT_PAGE_BUDGET + 5} pages, past the layout import's budget of ${LAYOUT_PAGE_BUDGET}`,
+    );
+    const back = await renderBack('docx', files[0] as string);
+    const text = pdfText(back);
+    expect(text).toContain('Long report page 1');
+    expect(text).toContain(`Long report page ${LAYOUT_PAGE_BUDGET + 5}`);
+  });
 
   it('reports an encrypted PDF as ENCRYPTED_DOCUMENT', async () => {
     const locked = await encryptedPdf(pdf, join(dir, 'locked.pdf'));

@@ -1,14 +1,14 @@
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import libreoffice from '../../converters/libreoffice.js';
 import { isOle2, Ole2File } from '../../converters/office/ole2.js';
 import { isWord6Or95, wordFibVersion } from '../../converters/office/word-version.js';
+import { makeLockedOffice, unoPython } from '../helpers/locked-office.js';
 import {
   convertWith,
   encryptedOdt,
@@ -16,7 +16,6 @@ import {
   fileScopedDir,
   pdfPageCount,
   pdfText,
-  processesMentioning,
   startsWith,
   zipEntries,
 } from '../helpers/office.js';
@@ -64,44 +63,6 @@ const FLAT_PRESENTATION = `<?xml version="1.0" encoding="UTF-8"?>
   <draw:page draw:name="two"><draw:frame svg:x="2cm" svg:y="2cm" svg:width="20cm" svg:height="3cm"><draw:text-box><text:p>Slide two</text:p></draw:text-box></draw:frame></draw:page>
  </office:presentation></office:body></office:document>
 `;
-
-/**
- * Saves empty Word 97, Excel 97 and ODF spreadsheet documents with the password "secret" through
- * LibreOffice's UNO API (soffice --convert-to cannot set a password).
- */
-const SAVE_LOCKED_PY = `
-import sys, subprocess, time, uno
-from com.sun.star.beans import PropertyValue
-out, profile = sys.argv[1], sys.argv[2]
-def pv(n, v):
-    p = PropertyValue(); p.Name = n; p.Value = v; return p
-pipe = 'fileconv_locked_%d' % int(time.time() * 1000)
-proc = subprocess.Popen(['soffice', '--headless', '--norestore', '--nologo', '--nodefault',
-                         '-env:UserInstallation=' + profile, '--accept=pipe,name=%s;urp;' % pipe])
-try:
-    ctx = uno.getComponentContext()
-    resolver = ctx.ServiceManager.createInstanceWithContext('com.sun.star.bridge.UnoUrlResolver', ctx)
-    for _ in range(120):
-        try:
-            remote = resolver.resolve('uno:pipe,name=%s;urp;StarOffice.ComponentContext' % pipe); break
-        except Exception:
-            time.sleep(0.5)
-    desktop = remote.ServiceManager.createInstanceWithContext('com.sun.star.frame.Desktop', remote)
-    for factory, name, filt in [('swriter', 'locked.doc', 'MS Word 97'), ('scalc', 'locked.xls', 'MS Excel 97'), ('scalc', 'locked.ods', 'calc8')]:
-        doc = desktop.loadComponentFromURL('private:factory/' + factory, '_blank', 0, (pv('Hidden', True),))
-        doc.storeToURL(uno.systemPathToFileUrl(out + '/' + name), (pv('FilterName', filt), pv('Password', 'secret')))
-        doc.close(True)
-    try: desktop.terminate()
-    except Exception: pass
-    proc.wait(timeout=30)
-finally:
-    if proc.poll() is None: proc.kill()
-`;
-
-/** A Python that has LibreOffice's UNO bindings (Debian's python3-uno), if any. */
-const unoPython = ['/usr/bin/python3', 'python3'].find(
-  (python) => spawnSync(python, ['-c', 'import uno'], { stdio: 'ignore' }).status === 0,
-);
 
 let html: string;
 let csv: string;
@@ -260,31 +221,12 @@ describe('libreoffice converter', () => {
 
   it.skipIf(!unoPython)(
     'reports Word 97, Excel 97 and ODF files LibreOffice saved with a password as ENCRYPTED_DOCUMENT',
+    { timeout: 240_000 },
     async () => {
-      const lockedDir = join(dir, 'locked');
-      mkdirSync(lockedDir);
-      const profile = join(dir, 'uno-profile');
-      try {
-        spawnSync(unoPython as string, ['-c', SAVE_LOCKED_PY, lockedDir, pathToFileURL(profile).href], {
-          stdio: 'ignore',
-          timeout: 120_000,
-          env: { ...process.env, HOME: dir },
-        });
-      } finally {
-        for (const line of processesMentioning(profile)) process.kill(Number(line.split(' ')[0]), 'SIGKILL');
-      }
-      await expectCode(
-        convertWith(libreoffice, 'doc', 'pdf', join(lockedDir, 'locked.doc')),
-        'ENCRYPTED_DOCUMENT',
-      );
-      await expectCode(
-        convertWith(libreoffice, 'xls', 'xlsx', join(lockedDir, 'locked.xls')),
-        'ENCRYPTED_DOCUMENT',
-      );
-      await expectCode(
-        convertWith(libreoffice, 'ods', 'xlsx', join(lockedDir, 'locked.ods')),
-        'ENCRYPTED_DOCUMENT',
-      );
+      const locked = makeLockedOffice(dir, 'secret');
+      await expectCode(convertWith(libreoffice, 'doc', 'pdf', locked.doc), 'ENCRYPTED_DOCUMENT');
+      await expectCode(convertWith(libreoffice, 'xls', 'xlsx', locked.xls), 'ENCRYPTED_DOCUMENT');
+      await expectCode(convertWith(libreoffice, 'ods', 'xlsx', locked.ods), 'ENCRYPTED_DOCUMENT');
     },
   );
 

@@ -1,11 +1,13 @@
-import { spawnSync } from 'node:child_process';
+import { execFile, spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/server/logging.js';
 import { encryptedPdf, textPdf } from '../converters/_image-samples.js';
+import { LOCKED_TEXT, makeLockedOffice, unoPython } from '../helpers/locked-office.js';
 import {
   filePart,
   get,
@@ -20,11 +22,17 @@ import {
   waitDone,
 } from './helpers.js';
 
+const execFileAsync = promisify(execFile);
 const lines: Json[] = [];
 let server: TestServer;
 let dir: string;
+/** The marker of the Office files' test, and those files, saved before the server starts. */
+const officeMarker = `marker-${randomUUID()}`;
+let locked: ReturnType<typeof makeLockedOffice>;
 beforeAll(async () => {
   dir = tempDir();
+  // Saving them blocks this thread for seconds, long enough for kept-alive connections to drop.
+  if (unoPython) locked = makeLockedOffice(dir, officeMarker);
   server = await startTestServer(
     {},
     { logger: createLogger({ format: 'json', level: 'info', destination: jsonLineSink(lines) }) },
@@ -122,6 +130,78 @@ describe('PDF operations through the API', () => {
     answers.push((await get(`${server.url}/metrics`)).text);
     for (const bytes of everything(answers)) expect(bytes.includes(Buffer.from(marker))).toBe(false);
   });
+
+  it.skipIf(!unoPython)(
+    'opens password-protected Office files from the API and the CLI, with the password nowhere kept or said (skipped: no python3-uno)',
+    { timeout: 400_000 },
+    async () => {
+      const marker = officeMarker;
+      const answers: unknown[] = [];
+
+      const detected = await post(`${server.url}/api/public/detect`, [
+        filePart('budget.xlsx', readFileSync(locked.xlsx)),
+      ]);
+      answers.push(detected.json);
+      expect(detected.json.report).toMatchObject({ detected: 'xlsx', match: true, encrypted: true });
+
+      const opened = await convert(
+        { conversion: 'docx-pdf', options: { password: marker } },
+        'report.docx',
+        readFileSync(locked.docx),
+      );
+      answers.push(opened);
+      expect(opened.status).toBe('succeeded');
+      const pdf = await download(opened.request_id, 'pdf');
+      expect(spawnSync('pdftotext', [pdf, '-'], { encoding: 'utf8' }).stdout).toContain(LOCKED_TEXT.writer);
+
+      // The data engine reads workbooks: LibreOffice opens the protected one first.
+      const table = await convert(
+        { conversion: 'xls-csv', options: { password: marker } },
+        'budget.xls',
+        readFileSync(locked.xls),
+      );
+      answers.push(table);
+      expect(table.status).toBe('succeeded');
+
+      const wrong = await convert(
+        { conversion: 'odt-pdf', options: { password: `${marker}-wrong` } },
+        'notes.odt',
+        readFileSync(locked.odt),
+      );
+      const missing = await convert({ conversion: 'pptx-pdf' }, 'deck.pptx', readFileSync(locked.pptx));
+      answers.push(wrong, missing);
+      for (const refused of [wrong, missing]) {
+        expect(refused.status).toBe('failed');
+        expect(refused.error.code).toBe('ENCRYPTED_DOCUMENT');
+        expect(refused.error.message).toMatch(/--password/);
+        expect(refused.error.message).toMatch(/"options": \{"password"/);
+      }
+
+      // Asynchronously: a blocked thread would let the server drop this file's kept-alive connections.
+      const cli = await execFileAsync(process.execPath, [
+        join(import.meta.dirname, '..', '..', 'bin', 'fileconv'),
+        'convert',
+        locked.ods,
+        '--to',
+        'pdf',
+        '-o',
+        join(dir, 'sheet.pdf'),
+        '--password',
+        marker,
+      ]);
+      expect(spawnSync('pdftotext', [join(dir, 'sheet.pdf'), '-'], { encoding: 'utf8' }).stdout).toContain(
+        LOCKED_TEXT.calc,
+      );
+      answers.push(cli.stdout, cli.stderr);
+
+      for (const r of [opened, table, wrong, missing]) {
+        answers.push((await get(`${server.url}/api/public/requests/${r.request_id}/timeline`)).json);
+        answers.push((await get(`${server.url}/api/public/requests/${r.request_id}`)).json);
+      }
+      answers.push((await get(`${server.url}/metrics`)).text);
+      for (const bytes of everything(answers)) expect(bytes.includes(Buffer.from(marker))).toBe(false);
+    },
+  );
 
   it('extracts pages and splits into parts plus a ZIP of them', async () => {
     const pdf = readFileSync(await textPdf(dir, ['One', 'Two', 'Three', 'Four', 'Five'], 'five.pdf'));

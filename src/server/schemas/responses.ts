@@ -46,6 +46,10 @@ export const detectReportSchema = z
     match: z.boolean(),
     mime: z.string(),
     confidence: z.number().min(0).max(1),
+    encrypted: z.literal(true).optional().meta({
+      description:
+        'Present when the file is password-protected (an encrypted Office, OOXML or ODF document); convert it with the option password.',
+    }),
   })
   .meta({ id: 'DetectReport' });
 
