@@ -88,4 +88,9 @@ export const PG_MIGRATIONS: readonly string[] = [
    CREATE INDEX write_admissions_key ON write_admissions (key, at);
    CREATE INDEX write_admissions_at ON write_admissions (at);
    CREATE TABLE secrets (name TEXT PRIMARY KEY, value BYTEA NOT NULL, created_at BIGINT NOT NULL);`,
+  // The claim of a conversion: the SHA-256 of its worker's token and the time of its last
+  // heartbeat; a worker whose heartbeat stops has its conversions handed on (RequestStore.releaseStale).
+  `ALTER TABLE requests ADD COLUMN claim_token TEXT;
+   ALTER TABLE requests ADD COLUMN heartbeat_at BIGINT;
+   CREATE INDEX requests_heartbeat ON requests (heartbeat_at) WHERE queue = 'working';`,
 ];

@@ -83,6 +83,10 @@ export const MIGRATIONS: readonly string[] = [
    CREATE INDEX write_admissions_at ON write_admissions (at);`,
   // Secrets every process shares (link signing, webhook signing).
   `CREATE TABLE secrets (name TEXT PRIMARY KEY, value BLOB NOT NULL, created_at INTEGER NOT NULL);`,
+  // The claim of a conversion on the shared queue: the SHA-256 of its worker's token and the time
+  // of its last heartbeat (both NULL when claimed by the embedded queue).
+  `ALTER TABLE requests ADD COLUMN claim_token TEXT;
+   ALTER TABLE requests ADD COLUMN heartbeat_at INTEGER;`,
 ];
 
 export interface RequestRow {
