@@ -34,7 +34,11 @@ export function nodeOptions(command: Command): Command {
     )
     .option(
       '--job-lease <duration>',
-      `with --database: a job whose worker is silent this long goes to another worker (${ENV_NAMES.jobLease}, default 15m)`,
+      `with --database: a job still held this long is delivered again, to run only if its worker's heartbeat stopped (${ENV_NAMES.jobLease}, default 15m)`,
+    )
+    .option(
+      '--heartbeat-limit <duration>',
+      `with --database: a conversion whose worker sent no heartbeat this long goes to another worker (${ENV_NAMES.heartbeatLimit}, default 30s)`,
     )
     .option('--log-format <format>', 'json or pretty (default: pretty on a terminal, else json)')
     .option('--log-level <level>', `${LOG_LEVELS.join(', ')} (default info)`);

@@ -45,6 +45,9 @@ export interface RunRequestDeps {
  */
 export type RunOutcome = 'succeeded' | 'failed' | 'requeued' | 'dropped';
 
+/** The timeline's word when a run stopped from outside puts its conversion back in the queue. */
+export const REQUEUED_MESSAGE = 'The worker stopped during the conversion; it will run again.';
+
 /** The error a failed conversion's request shows: a detail code with its fixed message, else CONVERT_FAILED. */
 export function requestError(e: unknown): StoredError {
   if (isFileconvError(e)) {

@@ -4,6 +4,7 @@ import type { BlobStore, RequestRecord, TimelineEvent } from '../store/types.js'
 import {
   dropInput,
   failRequest,
+  REQUEUED_MESSAGE,
   type RunOutcome,
   type RunRequestDeps,
   requestError,
@@ -34,6 +35,7 @@ export async function runInMemory(
   signal: AbortSignal,
   onEvent?: (kind: string, message: string) => void,
   enginesDone?: () => void,
+  claimToken?: string,
 ): Promise<RunOutcome> {
   const { store, blobs, engine } = deps;
   const trail: TimelineEvent[] = [];
@@ -76,14 +78,11 @@ export async function runInMemory(
     return 'succeeded';
   } catch (e) {
     if (signal.aborted) {
-      // Stopped from outside: the trail so far, then back to the queue (as the file path does).
+      // Stopped from outside: back to the queue (as the file path does), then the trail so far;
+      // nothing when the claim was handed on meanwhile.
+      if (!(await store.requeue(r.id, Date.now(), claimToken))) return 'dropped';
       for (const t of trail) await store.addEvent(r.id, t);
-      await store.requeue(r.id, Date.now());
-      await store.addEvent(r.id, {
-        at: Date.now(),
-        kind: 'requeued',
-        message: 'The worker stopped during the conversion; it will run again.',
-      });
+      await store.addEvent(r.id, { at: Date.now(), kind: 'requeued', message: REQUEUED_MESSAGE });
       return 'requeued';
     }
     if (!isFileconvError(e)) deps.log(`conversion ${r.id} failed: ${(e as Error)?.stack ?? String(e)}`);

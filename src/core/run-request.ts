@@ -2,11 +2,12 @@ import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { isFileconvError } from '../errors/index.js';
 import type { Progress } from '../run/types.js';
-import { MAX_ATTEMPTS, type RequestRecord } from '../store/types.js';
+import { type ClaimTicket, MAX_ATTEMPTS, type RequestRecord } from '../store/types.js';
 import { orderedWrites } from './ordered-writes.js';
 import {
   dropInput,
   failRequest,
+  REQUEUED_MESSAGE,
   type RunOutcome,
   type RunRequestDeps,
   requestError,
@@ -24,7 +25,9 @@ export {
 } from './request-outcome.js';
 
 /**
- * A worker took the job of request `id`: claims it (nothing to do when it already ended) and runs it.
+ * A worker took the job of request `id`: claims it (nothing to do when it already ended, or when
+ * another worker's live claim holds it) and runs it. With `claim`, the claim is that ticket's and
+ * `claimed` is called once it holds (the worker starts its heartbeat).
  * Throws only when the stores fail, so the queue retries the job.
  */
 export async function runRequestJob(
@@ -32,16 +35,18 @@ export async function runRequestJob(
   id: string,
   signal: AbortSignal,
   onEvent?: (kind: string, message: string) => void,
+  claim?: { ticket: ClaimTicket; claimed(): void },
 ): Promise<RunOutcome> {
-  const claimed = await deps.store.claim(id, Date.now());
+  const claimed = await deps.store.claim(id, Date.now(), claim?.ticket);
   if (!claimed) return 'dropped';
+  claim?.claimed();
   if (claimed.attempts > MAX_ATTEMPTS) {
     const message = `The conversion was interrupted ${claimed.attempts - 1} times; it was given up.`;
     return (await failRequest(deps, claimed, { code: 'CONVERT_FAILED', message }, message))
       ? 'failed'
       : 'dropped';
   }
-  return runClaimedRequest(deps, claimed, signal, onEvent);
+  return runClaimedRequest(deps, claimed, signal, onEvent, undefined, claim?.ticket.token);
 }
 
 /**
@@ -55,8 +60,10 @@ export async function runClaimedRequest(
   onEvent?: (kind: string, message: string) => void,
   /** Called once the engines are done, before the outputs are stored (the queue frees a slot). */
   enginesDone?: () => void,
+  /** The token of the claim this run holds (shared queue), which requeueing must match. */
+  claimToken?: string,
 ): Promise<RunOutcome> {
-  if (await runsInMemory(deps, r)) return runInMemory(deps, r, signal, onEvent, enginesDone);
+  if (await runsInMemory(deps, r)) return runInMemory(deps, r, signal, onEvent, enginesDone, claimToken);
   const { store, blobs, scratch, engine } = deps;
   const writes = orderedWrites();
   const event = (kind: string, message: string) => {
@@ -131,11 +138,11 @@ export async function runClaimedRequest(
     return 'succeeded';
   } catch (e) {
     await writes.settled();
-    // Aborted from outside (the worker stops, or the queue's lease ran out): the job goes back for
-    // another run rather than failing the request.
+    // Aborted from outside (the worker stops): the job goes back for another run rather than
+    // failing the request, unless its claim was handed on meanwhile and another worker has it.
     if (signal.aborted) {
-      await store.requeue(r.id, Date.now());
-      await event('requeued', 'The worker stopped during the conversion; it will run again.');
+      if (!(await store.requeue(r.id, Date.now(), claimToken))) return 'dropped';
+      await event('requeued', REQUEUED_MESSAGE);
       return 'requeued';
     }
     if (!isFileconvError(e)) deps.log(`conversion ${r.id} failed: ${(e as Error)?.stack ?? String(e)}`);

@@ -57,9 +57,14 @@ export interface ServeConfig {
   worker: boolean;
   /**
    * With the PostgreSQL queue: how long a worker holds a job before it is presumed dead and the job
-   * goes to another worker, in ms. Must exceed the longest conversion.
+   * is delivered again, in ms. A backstop: the heartbeat decides when a worker is dead.
    */
   jobLeaseMs: number;
+  /**
+   * With the PostgreSQL queue: a conversion whose worker sent no heartbeat for this long goes to
+   * another worker, whatever the lease, in ms. Workers beat every sixth of it.
+   */
+  heartbeatLimitMs: number;
 }
 
 export const DOWNLOAD_MODES = ['signed', 'presigned'] as const;
@@ -97,11 +102,14 @@ export interface RawServeOptions {
   storage?: string;
   worker?: string | boolean;
   jobLease?: string;
+  heartbeatLimit?: string;
 }
 
 export const DEFAULT_MAX_UPLOAD = 200 * 1024 * 1024;
 /** An upload gets 30 s, plus 1 s per 4 KiB received (a 200 MiB upload may take up to about 14 h). */
 export const DEFAULT_UPLOAD_PACE: UploadPace = { timeoutMs: 30_000, minRate: 4096 };
+/** Long enough for a busy database or a long GC pause, short enough that failover takes well under a minute. */
+export const DEFAULT_HEARTBEAT_LIMIT_MS = 30_000;
 /** Longer than the longest long-poll (?wait=30), so only a dead or stalled client is cut. */
 export const DEFAULT_IDLE_TIMEOUT_MS = 120_000;
 
@@ -128,6 +136,7 @@ export const ENV_NAMES: Record<keyof RawServeOptions, string> = {
   storage: 'FILECONV_STORAGE',
   worker: 'FILECONV_WORKER',
   jobLease: 'FILECONV_JOB_LEASE',
+  heartbeatLimit: 'FILECONV_HEARTBEAT_LIMIT',
 };
 
 /** The flag of each option, which error messages name (the environment variable says the same). */
@@ -153,6 +162,7 @@ const FLAGS: Record<keyof RawServeOptions, string> = {
   storage: '--storage',
   worker: '--worker',
   jobLease: '--job-lease',
+  heartbeatLimit: '--heartbeat-limit',
 };
 
 const downloadMode = readText(
@@ -211,6 +221,7 @@ const rawServeSchema = z.object({
   storage: storageUrl.optional(),
   worker: flag.optional(),
   jobLease: duration.optional(),
+  heartbeatLimit: duration.optional(),
 } satisfies Record<keyof RawServeOptions, z.ZodType>);
 
 /** Checks `value` against `schema`; a failure names the flag, like `--port must be between 0 and 65535, got 70000.` */
@@ -244,6 +255,11 @@ export function resolveServeConfig(
       'INVALID_REQUEST',
       '--downloads presigned needs S3 storage (--storage s3://bucket/prefix).',
     );
+  if (o.heartbeatLimit !== undefined && o.heartbeatLimit < 1_000)
+    throw new FileconvError(
+      'INVALID_REQUEST',
+      `--heartbeat-limit must be at least 1s (workers beat every sixth of it), got ${o.heartbeatLimit}ms.`,
+    );
   return {
     host: o.host ?? '127.0.0.1',
     port: o.port ?? 8080,
@@ -271,5 +287,6 @@ export function resolveServeConfig(
     storage: o.storage,
     worker: o.worker ?? true,
     jobLeaseMs: o.jobLease ?? 15 * 60_000,
+    heartbeatLimitMs: o.heartbeatLimit ?? DEFAULT_HEARTBEAT_LIMIT_MS,
   };
 }

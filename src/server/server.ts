@@ -96,7 +96,7 @@ export async function openService(config: ServeConfig, options: StartOptions = {
     observers,
   };
   const queue = stores.jobs
-    ? new JobRunner({ ...runDeps, jobs: stores.jobs })
+    ? new JobRunner({ ...runDeps, jobs: stores.jobs, heartbeatLimitMs: config.heartbeatLimitMs })
     : new ConversionQueue({ ...runDeps, pollMs: QUEUE_POLL_MS });
   const metrics = new ServerMetrics(queue, options.metricsToken || undefined);
   const webhooks = new WebhookDispatcher({

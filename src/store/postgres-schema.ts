@@ -90,4 +90,9 @@ export const PG_MIGRATIONS: readonly string[] = [
    CREATE TABLE secrets (name TEXT PRIMARY KEY, value BYTEA NOT NULL, created_at BIGINT NOT NULL);`,
   // The inputs of a request with several (a merge), as JSON: keys, names, formats and sizes in order.
   `ALTER TABLE requests ADD COLUMN inputs TEXT;`,
+  // The claim of a conversion: the SHA-256 of its worker's token and the time of its last
+  // heartbeat; a worker whose heartbeat stops has its conversions handed on (RequestStore.releaseStale).
+  `ALTER TABLE requests ADD COLUMN claim_token TEXT;
+   ALTER TABLE requests ADD COLUMN heartbeat_at BIGINT;
+   CREATE INDEX requests_heartbeat ON requests (heartbeat_at) WHERE queue = 'working';`,
 ];

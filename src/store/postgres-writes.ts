@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import type { Progress } from '../run/types.js';
+import { claimTokenHash } from './claim-token.js';
 import { artifactValues } from './sqlite-schema.js';
 import {
   type ArtifactRecord,
@@ -13,7 +14,7 @@ import {
 
 type Queryable = pg.Pool | pg.PoolClient;
 
-const QUEUED_PROGRESS: Progress = { percent: 0, stage: 'queued', step: 0, steps: 0 };
+export const QUEUED_PROGRESS: Progress = { percent: 0, stage: 'queued', step: 0, steps: 0 };
 
 export async function insertRequest(client: pg.PoolClient, r: NewRequest): Promise<void> {
   await client.query(
@@ -107,9 +108,12 @@ export async function finishRunning(
   return true;
 }
 
-export async function requeueOne(db: Queryable, id: string, now: number): Promise<void> {
-  await db.query(
-    `UPDATE requests SET queue = 'queued', progress = $1, updated_at = $2 WHERE id = $3 AND status = 'running'`,
-    [JSON.stringify(QUEUED_PROGRESS), now, id],
+/** Back to the queue while running; with a token, only while that claim holds the request. */
+export async function requeueOne(db: Queryable, id: string, now: number, token?: string): Promise<boolean> {
+  const { rowCount } = await db.query(
+    `UPDATE requests SET queue = 'queued', progress = $1, updated_at = $2, claim_token = NULL
+       WHERE id = $3 AND status = 'running' AND ($4::text IS NULL OR claim_token = $4::text)`,
+    [JSON.stringify(QUEUED_PROGRESS), now, id, token ? claimTokenHash(token) : null],
   );
+  return rowCount === 1;
 }

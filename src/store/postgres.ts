@@ -1,10 +1,19 @@
 import type pg from 'pg';
 import type { Progress } from '../run/types.js';
+import { claimTokenHash } from './claim-token.js';
 import { transaction } from './postgres-db.js';
-import { finishRunning, insertArtifacts, insertEvent, insertRequest, requeueOne } from './postgres-writes.js';
+import {
+  finishRunning,
+  insertArtifacts,
+  insertEvent,
+  insertRequest,
+  QUEUED_PROGRESS,
+  requeueOne,
+} from './postgres-writes.js';
 import { type ArtifactRow, inputKeysOf, type RequestRow, toArtifact, toRequest } from './sqlite-schema.js';
 import type {
   ArtifactRecord,
+  ClaimTicket,
   ConversionCounts,
   Counts,
   NewRequest,
@@ -63,13 +72,44 @@ export class PostgresRequestStore implements RequestStore {
     return rows[0] && toRequest(rows[0]);
   }
 
-  async claim(id: string, now: number): Promise<RequestRecord | undefined> {
+  async claim(id: string, now: number, ticket?: ClaimTicket): Promise<RequestRecord | undefined> {
+    // Two workers claiming at once: the second UPDATE waits for the first's row lock, then checks
+    // its condition against the row the first left (working, fresh heartbeat) and changes nothing.
     const { rows } = await this.pool.query<RequestRow>(
-      `UPDATE requests SET queue = 'working', attempts = attempts + 1, updated_at = $1
-         WHERE id = $2 AND status = 'running' RETURNING *`,
-      [now, id],
+      `UPDATE requests SET queue = 'working', attempts = attempts + 1, updated_at = $1,
+           claim_token = $3, heartbeat_at = $4
+         WHERE id = $2 AND status = 'running'
+           AND ($5::bigint IS NULL OR queue <> 'working' OR heartbeat_at IS NULL OR heartbeat_at < $5::bigint)
+         RETURNING *`,
+      [
+        now,
+        id,
+        ticket ? claimTokenHash(ticket.token) : null,
+        ticket ? now : null,
+        ticket?.staleBefore ?? null,
+      ],
     );
     return rows[0] && toRequest(rows[0]);
+  }
+
+  async heartbeat(id: string, token: string, now: number): Promise<boolean> {
+    const { rowCount } = await this.pool.query(
+      `UPDATE requests SET heartbeat_at = $1
+         WHERE id = $2 AND claim_token = $3 AND queue = 'working' AND status = 'running'`,
+      [now, id, claimTokenHash(token)],
+    );
+    return rowCount === 1;
+  }
+
+  async releaseStale(now: number, staleBefore: number): Promise<RequestRecord[]> {
+    // Sweepers on several workers at once: each row's lock makes one of them change it; the others
+    // find it queued when they get the lock, and skip it.
+    const { rows } = await this.pool.query<RequestRow>(
+      `UPDATE requests SET queue = 'queued', progress = $1, updated_at = $2, claim_token = NULL
+         WHERE status = 'running' AND queue = 'working' AND heartbeat_at < $3 RETURNING *`,
+      [JSON.stringify(QUEUED_PROGRESS), now, staleBefore],
+    );
+    return rows.map(toRequest);
   }
 
   async requeueInterrupted(
@@ -94,8 +134,8 @@ export class PostgresRequestStore implements RequestStore {
     });
   }
 
-  async requeue(id: string, now: number): Promise<void> {
-    await requeueOne(this.pool, id, now);
+  async requeue(id: string, now: number, token?: string): Promise<boolean> {
+    return requeueOne(this.pool, id, now, token);
   }
 
   async updateProgress(id: string, progress: Progress, now: number): Promise<void> {

@@ -92,6 +92,10 @@ export const MIGRATIONS: readonly string[] = [
   `CREATE TABLE secrets (name TEXT PRIMARY KEY, value BLOB NOT NULL, created_at INTEGER NOT NULL);`,
   // The inputs of a request with several (a merge), as JSON: keys, names, formats and sizes in order.
   `ALTER TABLE requests ADD COLUMN inputs TEXT;`,
+  // The claim of a conversion on the shared queue: the SHA-256 of its worker's token and the time
+  // of its last heartbeat (both NULL when claimed by the embedded queue).
+  `ALTER TABLE requests ADD COLUMN claim_token TEXT;
+   ALTER TABLE requests ADD COLUMN heartbeat_at INTEGER;`,
 ];
 
 export interface RequestRow {

@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3';
 import type { Progress } from '../run/types.js';
+import { claimTokenHash } from './claim-token.js';
 import { statements } from './sqlite-db.js';
 import {
   type ArtifactRow,
@@ -11,6 +12,7 @@ import {
 } from './sqlite-schema.js';
 import {
   type ArtifactRecord,
+  type ClaimTicket,
   type ConversionCounts,
   type Counts,
   eventList,
@@ -21,6 +23,13 @@ import {
   type StoredWebhook,
   type TimelineEvent,
 } from './types.js';
+
+const QUEUED_PROGRESS_JSON = JSON.stringify({
+  percent: 0,
+  stage: 'queued',
+  step: 0,
+  steps: 0,
+} satisfies Progress);
 
 /** RequestStore on a SQLite database shared with the other record stores (sqlite-records.ts). */
 export class SqliteRequestStore implements RequestStore {
@@ -95,12 +104,36 @@ export class SqliteRequestStore implements RequestStore {
     })();
   }
 
-  async claim(id: string, now: number): Promise<RequestRecord | undefined> {
+  async claim(id: string, now: number, ticket?: ClaimTicket): Promise<RequestRecord | undefined> {
     const row = this.sql(
-      `UPDATE requests SET queue = 'working', attempts = attempts + 1, updated_at = ?
-         WHERE id = ? AND status = 'running' RETURNING *`,
-    ).get(now, id) as RequestRow | undefined;
+      `UPDATE requests SET queue = 'working', attempts = attempts + 1, updated_at = @now,
+           claim_token = @token, heartbeat_at = @beat
+         WHERE id = @id AND status = 'running'
+           AND (@staleBefore IS NULL OR queue <> 'working' OR heartbeat_at IS NULL OR heartbeat_at < @staleBefore)
+         RETURNING *`,
+    ).get({
+      id,
+      now,
+      token: ticket ? claimTokenHash(ticket.token) : null,
+      beat: ticket ? now : null,
+      staleBefore: ticket?.staleBefore ?? null,
+    }) as RequestRow | undefined;
     return row && toRequest(row);
+  }
+
+  async heartbeat(id: string, token: string, now: number): Promise<boolean> {
+    const { changes } = this.sql(
+      `UPDATE requests SET heartbeat_at = ? WHERE id = ? AND claim_token = ? AND queue = 'working' AND status = 'running'`,
+    ).run(now, id, claimTokenHash(token));
+    return changes === 1;
+  }
+
+  async releaseStale(now: number, staleBefore: number): Promise<RequestRecord[]> {
+    const rows = this.sql(
+      `UPDATE requests SET queue = 'queued', progress = ?, updated_at = ?, claim_token = NULL
+         WHERE status = 'running' AND queue = 'working' AND heartbeat_at < ? RETURNING *`,
+    ).all(QUEUED_PROGRESS_JSON, now, staleBefore) as RequestRow[];
+    return rows.map(toRequest);
   }
 
   async requeueInterrupted(
@@ -124,14 +157,22 @@ export class SqliteRequestStore implements RequestStore {
     })();
   }
 
-  async requeue(id: string, now: number): Promise<void> {
-    this.requeueNow(id, now);
+  async requeue(id: string, now: number, token?: string): Promise<boolean> {
+    return this.requeueNow(id, now, token);
   }
 
-  private requeueNow(id: string, now: number): void {
-    this.sql(
-      `UPDATE requests SET queue = 'queued', progress = ?, updated_at = ? WHERE id = ? AND status = 'running'`,
-    ).run(JSON.stringify({ percent: 0, stage: 'queued', step: 0, steps: 0 } satisfies Progress), now, id);
+  private requeueNow(id: string, now: number, token?: string): boolean {
+    const { changes } = this.sql(
+      `UPDATE requests SET queue = 'queued', progress = ?, updated_at = ?, claim_token = NULL
+         WHERE id = ? AND status = 'running' AND (? IS NULL OR claim_token = ?)`,
+    ).run(
+      QUEUED_PROGRESS_JSON,
+      now,
+      id,
+      token ? claimTokenHash(token) : null,
+      token ? claimTokenHash(token) : null,
+    );
+    return changes === 1;
   }
 
   async updateProgress(id: string, progress: Progress, now: number): Promise<void> {

@@ -134,6 +134,14 @@ export interface StoredWebhook {
   baseUrl: string;
 }
 
+/** A worker's claim of a request, for the shared queue (see RequestStore.claim). */
+export interface ClaimTicket {
+  /** Random, known only to the claiming worker; the records keep only its SHA-256. */
+  token: string;
+  /** A request held by another claim whose last heartbeat is older than this may be taken. */
+  staleBefore: number;
+}
+
 /** Request metadata: the routes, the queue and the workers go through this, never through SQL. */
 export interface RequestStore {
   createRequest(request: NewRequest, events: readonly TimelineEvent[]): Promise<void>;
@@ -147,15 +155,32 @@ export interface RequestStore {
   /**
    * A worker took this request's job: queued (or working, after a dead worker) -> working, attempts + 1.
    * undefined when the request is no longer running (a duplicate delivery: the worker drops it).
+   * With a ticket, the claim is the ticket's (its heartbeats must carry the token) and a request
+   * `working` under another claim is taken only if that claim's heartbeat is older than
+   * `ticket.staleBefore`: of two workers claiming at once, exactly one gets it.
    */
-  claim(id: string, now: number): Promise<RequestRecord | undefined>;
+  claim(id: string, now: number, ticket?: ClaimTicket): Promise<RequestRecord | undefined>;
+  /**
+   * The claim holding `token` is alive: its heartbeat moves to `now`. False when `token` does not
+   * hold the request's claim (never did, or the request was handed on or ended): the worker stops.
+   */
+  heartbeat(id: string, token: string, now: number): Promise<boolean>;
+  /**
+   * Puts back in the queue every `working` conversion whose claim's last heartbeat is older than
+   * `staleBefore` (its worker is presumed dead) and returns them, each to one caller only.
+   * Conversions claimed without a ticket (the embedded queue) have no heartbeat and stay.
+   */
+  releaseStale(now: number, staleBefore: number): Promise<RequestRecord[]>;
   /** Puts conversions left `working` (by a process that stopped) back in the queue, or fails them. */
   requeueInterrupted(
     now: number,
     maxAttempts: number,
   ): Promise<{ requeued: RequestRecord[]; failed: RequestRecord[] }>;
-  /** Puts one `working` conversion back in the queue (shutdown before it could finish). */
-  requeue(id: string, now: number): Promise<void>;
+  /**
+   * Puts one `working` conversion back in the queue (shutdown before it could finish). With a
+   * token, only while that claim holds it. False when nothing changed.
+   */
+  requeue(id: string, now: number, token?: string): Promise<boolean>;
   updateProgress(id: string, progress: Progress, now: number): Promise<void>;
   /**
    * Only a running request finishes; false when it had already finished (so nothing is stored twice).
@@ -312,12 +337,16 @@ export class StopRequested extends Error {}
 export const MAX_ATTEMPTS = 3;
 
 export interface JobQueue {
-  /** Enqueues one conversion; the same request id enqueued twice is one job. */
-  enqueue(requestId: string): Promise<void>;
+  /**
+   * Enqueues one conversion; the same request id enqueued twice is one job. `handover` (the
+   * request's attempts when its claim was released) files a job of its own for a conversion handed
+   * on from a dead worker, whose first job the queue still holds; the same handover twice is one job.
+   */
+  enqueue(requestId: string, handover?: number): Promise<void>;
   /**
    * Runs `handler` for jobs, at most `concurrency` at once, until stop(). A handler that throws is
-   * retried (up to the queue's retry limit); a job whose worker died (no heartbeat, lease expired)
-   * is given to another worker.
+   * retried (up to the queue's retry limit); a job whose lease expired is delivered again (the
+   * request's claim decides whether that delivery runs it: see RequestStore.claim).
    */
   work(
     handler: (requestId: string, signal: AbortSignal) => Promise<void>,

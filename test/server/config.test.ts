@@ -70,6 +70,16 @@ describe('serve configuration', () => {
     expect(() => resolveServeConfig({ worker: 'maybe' }, {})).toThrow(/--worker/);
   });
 
+  it('takes the heartbeat limit and job lease of the shared queue, 30 s and 15 min by default', () => {
+    expect(resolveServeConfig({}, {})).toMatchObject({ heartbeatLimitMs: 30_000, jobLeaseMs: 900_000 });
+    const env = { FILECONV_HEARTBEAT_LIMIT: '10s', FILECONV_JOB_LEASE: '2h' };
+    expect(resolveServeConfig({}, env)).toMatchObject({ heartbeatLimitMs: 10_000, jobLeaseMs: 7_200_000 });
+    expect(resolveServeConfig({ heartbeatLimit: '45s' }, env)).toMatchObject({ heartbeatLimitMs: 45_000 });
+    // Beats come every sixth of the limit: under a second would hammer the database.
+    expect(() => resolveServeConfig({ heartbeatLimit: '500ms' }, {})).toThrow(/--heartbeat-limit/);
+    expect(() => resolveServeConfig({}, { FILECONV_HEARTBEAT_LIMIT: 'soon' })).toThrow(/--heartbeat-limit/);
+  });
+
   it('refuses invalid values with a message naming the option', () => {
     expect(() => resolveServeConfig({ port: '70000' }, {})).toThrow(/--port/);
     expect(() => resolveServeConfig({ concurrency: 'many' }, {})).toThrow(/--concurrency/);

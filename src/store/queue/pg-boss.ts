@@ -14,8 +14,9 @@ export interface PgBossQueueOptions {
   /** PostgreSQL schema of pg-boss's tables. */
   schema?: string;
   /**
-   * The lease: a job still active this long after a worker took it is failed and retried by
-   * another worker (its worker is presumed dead). Must exceed the longest conversion.
+   * The lease: a job still active this long after a worker took it is failed and delivered again.
+   * The delivery runs the conversion only if its worker's heartbeat stopped (RequestStore.claim):
+   * a live worker's long conversion is not handed on, so the lease is a backstop, not the limit.
    */
   leaseSeconds?: number;
   /** Retries after the first attempt, for a handler that throws or a lease that runs out. */
@@ -60,9 +61,10 @@ export function jobIdOf(requestId: string): string {
 
 /**
  * JobQueue on pg-boss 10 (PostgreSQL, SKIP LOCKED fetches). A job is held by a lease
- * (expireInSeconds); when it runs out, pg-boss's supervision fails the job and it is retried, by
- * whichever worker fetches it first. A handler's AbortSignal fires when its lease runs out or when
- * stop() gives up waiting, so the engine stops instead of racing the retry.
+ * (expireInSeconds); when it runs out, pg-boss's supervision fails the job and it is delivered
+ * again, to whichever worker fetches it first, whose claim of the request decides whether it runs
+ * (the heartbeats in the records tell a dead worker from a slow one). A handler's AbortSignal
+ * fires when stop() gives up waiting.
  */
 export class PgBossQueue implements JobQueue {
   private readonly boss: PgBoss;
@@ -128,9 +130,9 @@ export class PgBossQueue implements JobQueue {
     return queue;
   }
 
-  async enqueue(requestId: string): Promise<void> {
+  async enqueue(requestId: string, handover?: number): Promise<void> {
     await this.boss.send(this.settings.queue, { requestId } satisfies ConversionJob, {
-      id: jobIdOf(requestId),
+      id: jobIdOf(handover === undefined ? requestId : `${requestId}#handover-${handover}`),
     });
     // This node's idle workers start it at once; other nodes' are told through NOTIFY.
     for (const id of this.workerIds) this.boss.notifyWorker(id);
@@ -210,11 +212,9 @@ export class PgBossQueue implements JobQueue {
     job: PgBoss.Job<ConversionJob>,
     handler: (requestId: string, signal: AbortSignal) => Promise<void>,
   ): Promise<void> {
+    // The lease running out does not abort the handler: a live worker's conversion carries on
+    // under its heartbeat, and the job's second delivery finds the request claimed.
     const controller = new AbortController();
-    const leaseOver = setTimeout(
-      () => controller.abort(new Error('the job outlived its lease')),
-      job.expireInSeconds * 1000,
-    );
     this.running.add(controller);
     try {
       await handler(job.data.requestId, controller.signal);
@@ -222,7 +222,6 @@ export class PgBossQueue implements JobQueue {
       // must not complete it: failing it is what hands it to another worker.
       if (controller.signal.aborted) throw controller.signal.reason;
     } finally {
-      clearTimeout(leaseOver);
       this.running.delete(controller);
     }
   }

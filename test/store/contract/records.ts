@@ -220,6 +220,76 @@ export function recordsContract(name: string, open: () => Promise<Records>): voi
       expect(await db.requests.artifacts(r.id)).toEqual([artifact(r.id, 'json')]);
     });
 
+    it('keeps a claim alive only with its token: a forged or replayed heartbeat neither keeps nor steals it', async () => {
+      const r = convert();
+      await db.requests.createRequest(r, []);
+      const mine = { token: `tok-${uid()}`, staleBefore: 0 };
+      expect(await db.requests.claim(r.id, 10_000, mine)).toMatchObject({ queue: 'working', attempts: 1 });
+      // The token is the worker's own: the record handed out does not carry it in any field.
+      expect(JSON.stringify(await db.requests.getRequest(r.id))).not.toContain(mine.token);
+      expect(await db.requests.heartbeat(r.id, mine.token, 15_000)).toBe(true);
+      // A forged token changes nothing; neither does a heartbeat for another request.
+      expect(await db.requests.heartbeat(r.id, `tok-${uid()}`, 16_000)).toBe(false);
+      expect(await db.requests.heartbeat(`req_${uid()}`, mine.token, 16_000)).toBe(false);
+      // Another worker's delivery while the heartbeat is fresh takes nothing...
+      const thief = { token: `tok-${uid()}`, staleBefore: 15_000 };
+      expect(await db.requests.claim(r.id, 40_000, thief)).toBeUndefined();
+      // ...nor can it put the request back in the queue with its own token.
+      expect(await db.requests.requeue(r.id, 40_000, thief.token)).toBe(false);
+      expect(await db.requests.getRequest(r.id)).toMatchObject({ queue: 'working', attempts: 1 });
+      // Once the heartbeat is older than the limit, one new claim takes it over.
+      const next = { token: `tok-${uid()}`, staleBefore: 15_001 };
+      const claims = await Promise.all([
+        db.requests.claim(r.id, 50_000, next),
+        (await another()).requests.claim(r.id, 50_000, { ...next, token: `tok-${uid()}` }),
+      ]);
+      expect(claims.filter(Boolean)).toHaveLength(1);
+      const winner = claims[0] ? next.token : undefined;
+      // The first claim's token is dead: replaying its heartbeat or requeueing with it does nothing.
+      expect(await db.requests.heartbeat(r.id, mine.token, 51_000)).toBe(false);
+      expect(await db.requests.requeue(r.id, 51_000, mine.token)).toBe(false);
+      if (winner) expect(await db.requests.heartbeat(r.id, winner, 52_000)).toBe(true);
+      expect(await db.requests.getRequest(r.id)).toMatchObject({ queue: 'working', attempts: 2 });
+      await db.requests.finishSucceeded(r.id, [artifact(r.id, 'json')], 60_000);
+      // A finished request has no claim to keep.
+      if (winner) expect(await db.requests.heartbeat(r.id, winner, 61_000)).toBe(false);
+    });
+
+    it('hands on conversions whose heartbeat stopped, each to one sweeper, and never one claimed without a ticket', async () => {
+      const dead = convert();
+      const alive = convert();
+      const embedded = convert();
+      for (const r of [dead, alive, embedded]) await db.requests.createRequest(r, []);
+      const deadTicket = { token: `tok-${uid()}`, staleBefore: 0 };
+      const aliveTicket = { token: `tok-${uid()}`, staleBefore: 0 };
+      await db.requests.claim(dead.id, 70_000, deadTicket);
+      await db.requests.claim(alive.id, 70_000, aliveTicket);
+      await db.requests.claim(embedded.id, 70_000);
+      await db.requests.heartbeat(alive.id, aliveTicket.token, 95_000);
+      // Three sweepers at once with a 30 s limit at 101 s: the dead claim goes to exactly one of them.
+      const sweeps = await Promise.all([
+        db.requests.releaseStale(101_000, 71_000),
+        (await another()).requests.releaseStale(101_000, 71_000),
+        (await another()).requests.releaseStale(101_000, 71_000),
+      ]);
+      const released = sweeps.flat().filter((r) => [dead.id, alive.id, embedded.id].includes(r.id));
+      expect(released.map((r) => r.id)).toEqual([dead.id]);
+      expect(released[0]).toMatchObject({ queue: 'queued', progress: { percent: 0, stage: 'queued' } });
+      expect(await db.requests.getRequest(alive.id)).toMatchObject({ queue: 'working' });
+      expect(await db.requests.getRequest(embedded.id)).toMatchObject({ queue: 'working' });
+      // The dead worker, were it only paused, finds its claim gone.
+      expect(await db.requests.heartbeat(dead.id, deadTicket.token, 102_000)).toBe(false);
+      expect(await db.requests.requeue(dead.id, 102_000, deadTicket.token)).toBe(false);
+      // The next worker claims it as any queued conversion; its own token can put it back.
+      const again = { token: `tok-${uid()}`, staleBefore: 71_000 };
+      expect(await db.requests.claim(dead.id, 103_000, again)).toMatchObject({
+        queue: 'working',
+        attempts: 2,
+      });
+      expect(await db.requests.requeue(dead.id, 104_000, again.token)).toBe(true);
+      for (const r of [dead, alive, embedded]) await db.requests.finishFailed(r.id, failure, 110_000);
+    });
+
     it('stores a failure once, with its error, and keeps the input key until cleared', async () => {
       const r = convert();
       await db.requests.createRequest(r, []);
