@@ -7,12 +7,15 @@ import { compress, pages, wantsLossyCompression } from '../src/engine/shared-opt
 import { FileconvError } from '../src/errors/index.js';
 import { EngineProcessError, findBinary, probeBinary, runProcess } from '../src/run/process.js';
 import { assertPdfHeader, isEncryptedPdf } from './_pdf.js';
+import { METADATA_OPTIONS, metadataUpdate, wantsMetadata } from './_pdf-metadata.js';
+import { drawOverlay, STAMP_OPTIONS, wantsOverlay } from './_pdf-stamp.js';
 
 /**
- * PDF operations that keep the format: pages kept or split into parts, rotation, passwords set or
- * removed, flattened forms, lossless compression and fast web view. One qpdf run does them all in
- * the order readers expect (pages, rotation, flattening, compression, linearising, encryption
- * last). Passwords reach qpdf in an argument file in the step's own folder, never on its command
+ * PDF operations that keep the format: pages kept or split into parts, watermarks, stamps and page
+ * numbers, rotation, passwords set or removed, flattened forms, lossless compression, document
+ * information and fast web view. One qpdf run does them all in the order readers expect (pages,
+ * what is drawn over them, rotation, flattening, compression, metadata, linearising, encryption
+ * last); what is drawn over the pages is drawn first, as an overlay PDF (_pdf-stamp.ts). Passwords reach qpdf in an argument file in the step's own folder, never on its command
  * line, where any user of the machine could read them.
  */
 
@@ -38,6 +41,8 @@ const OPTIONS = {
   linearize: defineOption(bool(), 'optimise for fast web view (page by page while downloading)'),
   compress,
   flatten: defineOption(bool(), 'draw form fields and annotations into the page content'),
+  ...STAMP_OPTIONS,
+  ...METADATA_OPTIONS,
 };
 type Options = OptionValues<typeof OPTIONS>;
 
@@ -63,12 +68,20 @@ function yn(allowed: boolean | undefined): string {
   return allowed === false ? 'n' : 'y';
 }
 
+/** Files made before the run: the overlay drawn over the pages, the metadata update. */
+interface Prepared {
+  overlay?: string;
+  metadata?: string;
+}
+
 /** The argument lines of one qpdf run, passwords included (they go to a file, not argv). */
-function qpdfArguments(input: string, output: string, o: Options, ownerPassword: string): string[] {
+function qpdfArguments(input: string, output: string, o: Options, ownerPassword: string, made: Prepared): string[] {
   const args: string[] = [];
   if (o.password !== undefined) args.push(`--password=${o.password}`);
   args.push(input);
   if (o.pages) args.push('--pages', '.', o.pages.replaceAll(' ', ''), '--');
+  if (made.overlay) args.push('--overlay', made.overlay, '--');
+  if (made.metadata) args.push(`--update-from-json=${made.metadata}`);
   if (o.rotate) args.push(`--rotate=+${o.rotate}`);
   if (o.flatten) args.push('--generate-appearances', '--flatten-annotations=all');
   if (o.compress === 'lossless')
@@ -127,6 +140,46 @@ async function checkSplit(qpdf: string, input: string, o: Options, ctx: StepCont
   }
 }
 
+/**
+ * What is drawn over the pages is drawn for the pages as they come out: when pages are chosen or
+ * the PDF must be opened, a first run writes those pages, opened, and the rest works on them.
+ * Then the overlay and the metadata update are made for that file.
+ */
+async function prepare(
+  qpdf: string,
+  input: string,
+  o: Options,
+  ctx: StepContext,
+): Promise<{ source: string; rest: Options; made: Prepared }> {
+  let source = input;
+  let rest = o;
+  const made: Prepared = {};
+  if (wantsOverlay(o) && (o.pages || o.password !== undefined)) {
+    source = join(ctx.workDir, 'pages.pdf');
+    const { pages, password, ...others } = o;
+    await runQpdf(qpdf, qpdfArguments(input, source, { pages, password }, '', {}), ctx);
+    rest = others;
+  }
+  if (wantsOverlay(rest)) made.overlay = await drawOverlay(source, rest, ctx);
+  if (wantsMetadata(rest)) {
+    const open = rest.password === undefined ? [] : [`--password=${rest.password}`];
+    made.metadata = await metadataUpdate(
+      rest,
+      async (ids) => {
+        const out = await runQpdf(
+          qpdf,
+          [...open, '--json=2', '--json-key=qpdf', ...ids.map((id) => `--json-object=${id}`), source],
+          ctx,
+        );
+        const json = JSON.parse(out) as { qpdf: [Record<string, unknown>, Record<string, { value?: unknown }>] };
+        return { header: json.qpdf[0], objects: json.qpdf[1] };
+      },
+      ctx,
+    );
+  }
+  return { source, rest, made };
+}
+
 /** Compression was all that was asked: a result no smaller than the input is worth nothing. */
 function onlyCompression(o: Options): boolean {
   const { compress, ...others } = o;
@@ -143,7 +196,7 @@ export default defineConverter({
   name: 'qpdf',
   description:
     'qpdf: PDF operations that keep the format (pages, split, rotate, protect and unlock, flatten, lossless compression, fast web view)',
-  packages: ['qpdf'],
+  packages: ['qpdf', 'librsvg2-bin', 'poppler-utils', 'fonts-dejavu-core'],
   edges,
   options: OPTIONS,
   concurrency: 2,
@@ -168,7 +221,8 @@ export default defineConverter({
         ? o.owner_password
         : crypto.randomUUID().replaceAll('-', '');
     await checkSplit(qpdf, input, o, ctx);
-    await runQpdf(qpdf, qpdfArguments(input, output, o, ownerPassword), ctx);
+    const { source, rest, made } = await prepare(qpdf, input, o, ctx);
+    await runQpdf(qpdf, qpdfArguments(source, output, rest, ownerPassword, made), ctx);
     if (o.split) return { files: await splitParts(outDir) };
     if (o.compress && (await stat(output)).size >= (await stat(input)).size) {
       if (onlyCompression(o)) {

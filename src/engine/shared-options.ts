@@ -34,3 +34,9 @@ export const sheet = defineOption(
   like(/^[^\p{Cc}:\\/?*[\]]{1,31}$/u, '2'),
   'workbook sheet a table is taken from: its name, or its 1-based position (default: the first with data)',
 );
+/** Document information: the same text wherever a PDF is written (qpdf sets it, Ghostscript writes it with PDF/A). */
+const infoText = () => like(/^[^\p{Cc}]{1,1000}$/u, 'Annual report');
+export const title = defineOption(infoText(), "the PDF's title (document information)");
+export const author = defineOption(infoText(), "the PDF's author (document information)");
+export const subject = defineOption(infoText(), "the PDF's subject (document information)");
+export const keywords = defineOption(infoText(), "the PDF's keywords, comma-separated (document information)");
