@@ -22,7 +22,13 @@ export const METADATA_OPTIONS = {
     'remove the document information and XMP metadata (and earlier revisions) from a PDF; EXIF and GPS from an image',
   ),
 };
-type Fields = { title?: string; author?: string; subject?: string; keywords?: string; strip_metadata?: boolean };
+type Fields = {
+  title?: string;
+  author?: string;
+  subject?: string;
+  keywords?: string;
+  strip_metadata?: boolean;
+};
 
 const FIELDS = [
   ['title', '/Title'],
@@ -73,7 +79,11 @@ export async function metadataUpdate(o: Fields, read: ReadObjects, ctx: StepCont
   if ('/Metadata' in root) {
     delete root['/Metadata'];
     update[`obj:${rootId} 0 R`] = { value: root };
-    ctx.log(o.strip_metadata ? 'XMP metadata removed' : 'the XMP metadata, which would contradict the new fields, removed');
+    ctx.log(
+      o.strip_metadata
+        ? 'XMP metadata removed'
+        : 'the XMP metadata, which would contradict the new fields, removed',
+    );
   }
   if (Object.keys(info).length > 0) {
     const id = infoId && !o.strip_metadata ? infoId : String(Number(first.header.maxobjectid ?? 0) + 1);

@@ -19,23 +19,38 @@ const TEXT = like(/^[^\p{Cc}]{1,200}$/u, 'DRAFT');
 
 /** The built-in stamps: an uploaded picture cannot be a second input of a conversion yet. */
 export const STAMPS = ['approved', 'rejected', 'draft', 'confidential', 'copy', 'paid', 'void'] as const;
-const POSITIONS = ['top-left', 'top-center', 'top-right', 'bottom-left', 'bottom-center', 'bottom-right'] as const;
-type Position = (typeof POSITIONS)[number];
+const POSITIONS = [
+  'top-left',
+  'top-center',
+  'top-right',
+  'bottom-left',
+  'bottom-center',
+  'bottom-right',
+] as const;
 
 export const STAMP_OPTIONS = {
   watermark: defineOption(TEXT, 'text drawn across every page (the pages option chooses the pages)'),
   watermark_opacity: defineOption(num(0.05, 1), 'with watermark: 0.05 (faint) to 1 (solid), default 0.25'),
   watermark_size: defineOption(int(6, 400), 'with watermark: font size in points (default: fits the page)'),
   watermark_angle: defineOption(int(-90, 90), 'with watermark: degrees counter-clockwise (default 45)'),
-  watermark_color: defineOption(like(/^#[0-9a-fA-F]{6}$/, '#808080'), 'with watermark: colour (default #808080)'),
-  stamp: defineOption(oneOf(STAMPS), `a rubber stamp drawn at the top right of every page: ${STAMPS.join(', ')}`),
+  watermark_color: defineOption(
+    like(/^#[0-9a-fA-F]{6}$/, '#808080'),
+    'with watermark: colour (default #808080)',
+  ),
+  stamp: defineOption(
+    oneOf(STAMPS),
+    `a rubber stamp drawn at the top right of every page: ${STAMPS.join(', ')}`,
+  ),
   page_numbers: defineOption(bool(), 'number the pages'),
   page_numbers_position: defineOption(oneOf(POSITIONS), 'with page_numbers: where (default bottom-center)'),
   page_numbers_format: defineOption(
     like(/^[^\p{Cc}]{0,100}\{n\}[^\p{Cc}]{0,100}$/u, 'Page {n} of {total}'),
     'with page_numbers: the text, {n} the number and {total} the count (default {n})',
   ),
-  page_numbers_start: defineOption(int(0, 1_000_000), 'with page_numbers: the number of the first page (default 1)'),
+  page_numbers_start: defineOption(
+    int(0, 1_000_000),
+    'with page_numbers: the number of the first page (default 1)',
+  ),
 };
 export type StampValues = OptionValues<typeof STAMP_OPTIONS>;
 
@@ -69,7 +84,7 @@ export async function shownPages(pdf: string, ctx: StepContext): Promise<ShownPa
     });
 }
 
-const FONT = "font-family=\"DejaVu Sans, Noto Sans, sans-serif\"";
+const FONT = 'font-family="DejaVu Sans, Noto Sans, sans-serif"';
 const MARGIN = 28;
 
 /** The watermark's font size when none is given: its line fills most of the page along its angle. */
@@ -137,7 +152,8 @@ export const MAX_STAMPED_PAGES = 10_000;
 /** Draws the overlay PDF, one page per page of `pdf`, and returns its path in the step's folder. */
 export async function drawOverlay(pdf: string, o: StampValues, ctx: StepContext): Promise<string> {
   const rsvg = findBinary(['rsvg-convert']);
-  if (!rsvg) throw new FileconvError('CONVERT_FAILED', 'rsvg-convert (librsvg2-bin) is needed to draw on pages.');
+  if (!rsvg)
+    throw new FileconvError('CONVERT_FAILED', 'rsvg-convert (librsvg2-bin) is needed to draw on pages.');
   const pages = await shownPages(pdf, ctx);
   if (pages.length === 0) throw new FileconvError('MALFORMED_DOCUMENT', 'The PDF reports no pages.');
   if (pages.length > MAX_STAMPED_PAGES)

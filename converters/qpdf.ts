@@ -75,7 +75,13 @@ interface Prepared {
 }
 
 /** The argument lines of one qpdf run, passwords included (they go to a file, not argv). */
-function qpdfArguments(input: string, output: string, o: Options, ownerPassword: string, made: Prepared): string[] {
+function qpdfArguments(
+  input: string,
+  output: string,
+  o: Options,
+  ownerPassword: string,
+  made: Prepared,
+): string[] {
   const args: string[] = [];
   if (o.password !== undefined) args.push(`--password=${o.password}`);
   args.push(input);
@@ -171,7 +177,9 @@ async function prepare(
           [...open, '--json=2', '--json-key=qpdf', ...ids.map((id) => `--json-object=${id}`), source],
           ctx,
         );
-        const json = JSON.parse(out) as { qpdf: [Record<string, unknown>, Record<string, { value?: unknown }>] };
+        const json = JSON.parse(out) as {
+          qpdf: [Record<string, unknown>, Record<string, { value?: unknown }>];
+        };
         return { header: json.qpdf[0], objects: json.qpdf[1] };
       },
       ctx,

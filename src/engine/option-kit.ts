@@ -15,6 +15,8 @@ export interface OptionSpec<S extends z.ZodType = z.ZodType> {
   secret?: boolean;
   /** With it the step writes several files (a split), so it can only be a conversion's last step. */
   splits?: boolean;
+  /** Options that cannot be asked with this one, each with the reason given in the refusal. */
+  excludes?: Readonly<Record<string, string>>;
 }
 
 /** The options one converter honours, by name. */
@@ -26,7 +28,7 @@ export type OptionValues<T extends OptionSpecs> = { readonly [K in keyof T]?: z.
 export function defineOption<S extends z.ZodType>(
   schema: S,
   description: string,
-  traits: Pick<OptionSpec, 'secret' | 'splits'> = {},
+  traits: Pick<OptionSpec, 'secret' | 'splits' | 'excludes'> = {},
 ): OptionSpec<S> {
   return { schema, description, ...traits };
 }

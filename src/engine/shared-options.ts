@@ -39,4 +39,7 @@ const infoText = () => like(/^[^\p{Cc}]{1,1000}$/u, 'Annual report');
 export const title = defineOption(infoText(), "the PDF's title (document information)");
 export const author = defineOption(infoText(), "the PDF's author (document information)");
 export const subject = defineOption(infoText(), "the PDF's subject (document information)");
-export const keywords = defineOption(infoText(), "the PDF's keywords, comma-separated (document information)");
+export const keywords = defineOption(
+  infoText(),
+  "the PDF's keywords, comma-separated (document information)",
+);
