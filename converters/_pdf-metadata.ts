@@ -1,8 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { StepContext } from '../src/engine/contract.js';
-import { bool, defineOption } from '../src/engine/option-kit.js';
-import { author, keywords, subject, title } from '../src/engine/shared-options.js';
+import { author, keywords, strip_metadata, subject, title } from '../src/engine/shared-options.js';
 import { FileconvError } from '../src/errors/index.js';
 
 /**
@@ -17,10 +16,7 @@ export const METADATA_OPTIONS = {
   author,
   subject,
   keywords,
-  strip_metadata: defineOption(
-    bool(),
-    'remove the document information and XMP metadata (and earlier revisions) from a PDF; EXIF and GPS from an image',
-  ),
+  strip_metadata,
 };
 type Fields = {
   title?: string;

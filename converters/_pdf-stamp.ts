@@ -1,7 +1,16 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { StepContext } from '../src/engine/contract.js';
-import { bool, defineOption, int, like, num, type OptionValues, oneOf } from '../src/engine/option-kit.js';
+import {
+  bool,
+  defineOption,
+  int,
+  like,
+  num,
+  OPERATION_ORDER,
+  type OptionValues,
+  oneOf,
+} from '../src/engine/option-kit.js';
 import { FileconvError } from '../src/errors/index.js';
 import { escapeXml, fontconfigEnv } from '../src/fonts/fontconfig.js';
 import { findBinary, runProcess } from '../src/run/process.js';
@@ -28,28 +37,50 @@ const POSITIONS = [
   'bottom-right',
 ] as const;
 
+const DRAWN = { order: OPERATION_ORDER.overlay };
+
 export const STAMP_OPTIONS = {
-  watermark: defineOption(TEXT, 'text drawn across every page (the pages option chooses the pages)'),
-  watermark_opacity: defineOption(num(0.05, 1), 'with watermark: 0.05 (faint) to 1 (solid), default 0.25'),
-  watermark_size: defineOption(int(6, 400), 'with watermark: font size in points (default: fits the page)'),
-  watermark_angle: defineOption(int(-90, 90), 'with watermark: degrees counter-clockwise (default 45)'),
+  watermark: defineOption(TEXT, 'text drawn across every page (the pages option chooses the pages)', DRAWN),
+  watermark_opacity: defineOption(
+    num(0.05, 1),
+    'with watermark: 0.05 (faint) to 1 (solid), default 0.25',
+    DRAWN,
+  ),
+  watermark_size: defineOption(
+    int(6, 400),
+    'with watermark: font size in points (default: fits the page)',
+    DRAWN,
+  ),
+  watermark_angle: defineOption(
+    int(-90, 90),
+    'with watermark: degrees counter-clockwise (default 45)',
+    DRAWN,
+  ),
   watermark_color: defineOption(
     like(/^#[0-9a-fA-F]{6}$/, '#808080'),
     'with watermark: colour (default #808080)',
+    DRAWN,
   ),
   stamp: defineOption(
     oneOf(STAMPS),
     `a rubber stamp drawn at the top right of every page: ${STAMPS.join(', ')}`,
+    DRAWN,
   ),
-  page_numbers: defineOption(bool(), 'number the pages'),
-  page_numbers_position: defineOption(oneOf(POSITIONS), 'with page_numbers: where (default bottom-center)'),
+  page_numbers: defineOption(bool(), 'number the pages', DRAWN),
+  page_numbers_position: defineOption(
+    oneOf(POSITIONS),
+    'with page_numbers: where (default bottom-center)',
+    DRAWN,
+  ),
   page_numbers_format: defineOption(
     like(/^[^\p{Cc}]{0,100}\{n\}[^\p{Cc}]{0,100}$/u, 'Page {n} of {total}'),
     'with page_numbers: the text, {n} the number and {total} the count (default {n})',
+    DRAWN,
   ),
   page_numbers_start: defineOption(
     int(0, 1_000_000),
     'with page_numbers: the number of the first page (default 1)',
+    DRAWN,
   ),
 };
 export type StampValues = OptionValues<typeof STAMP_OPTIONS>;

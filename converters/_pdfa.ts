@@ -3,7 +3,7 @@ import { writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { execa } from 'execa';
 import type { StepContext } from '../src/engine/contract.js';
-import { defineOption, oneOf } from '../src/engine/option-kit.js';
+import { defineOption, OPERATION_ORDER, oneOf } from '../src/engine/option-kit.js';
 import { FileconvError } from '../src/errors/index.js';
 import { findBinary, runProcess } from '../src/run/process.js';
 import { popplerTool } from './_pdf.js';
@@ -20,6 +20,7 @@ export const pdfa = defineOption(
   oneOf(['2b']),
   'make a PDF/A-2b archive copy (Ghostscript), its identification, output intent and fonts checked; not with a password',
   {
+    order: OPERATION_ORDER.pdfa,
     excludes: {
       user_password: 'PDF/A forbids encryption',
       // Ghostscript 10.0 discards every DOCINFO pdfmark in PDF/A mode ("cannot be represented in XMP").

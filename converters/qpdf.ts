@@ -1,7 +1,15 @@
 import { copyFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type ConversionEdge, defineConverter, type StepContext } from '../src/engine/contract.js';
-import { bool, defineOption, int, like, type OptionValues, oneOfNumbers } from '../src/engine/option-kit.js';
+import {
+  bool,
+  defineOption,
+  int,
+  like,
+  OPERATION_ORDER,
+  type OptionValues,
+  oneOfNumbers,
+} from '../src/engine/option-kit.js';
 import { expandPages, optionsFor } from '../src/engine/options.js';
 import { compress, pages, wantsLossyCompression } from '../src/engine/shared-options.js';
 import { FileconvError } from '../src/errors/index.js';
@@ -21,26 +29,45 @@ import { drawOverlay, STAMP_OPTIONS, wantsOverlay } from './_pdf-stamp.js';
 
 const PASSWORD = like(/^[^\0\r\n]{1,256}$/, 'correct horse');
 const SECRET = { secret: true };
+const ENCRYPT = { order: OPERATION_ORDER.encrypt };
 
 const OPTIONS = {
   pages,
-  rotate: defineOption(oneOfNumbers([90, 180, 270]), 'turn the pages clockwise by this many degrees'),
+  rotate: defineOption(oneOfNumbers([90, 180, 270]), 'turn the pages clockwise by this many degrees', {
+    order: OPERATION_ORDER.rotate,
+  }),
   split: defineOption(int(1, 10_000), 'split into parts of this many pages (several files and a ZIP)', {
     splits: true,
+    order: OPERATION_ORDER.split,
   }),
   password: defineOption(PASSWORD, "the PDF's password, to open a protected PDF", SECRET),
-  user_password: defineOption(PASSWORD, 'protect the PDF: the password that opens it (AES-256)', SECRET),
+  user_password: defineOption(PASSWORD, 'protect the PDF: the password that opens it (AES-256)', {
+    ...SECRET,
+    ...ENCRYPT,
+  }),
   owner_password: defineOption(
     PASSWORD,
     'protect the PDF: the password that lifts its restrictions (default: a random one)',
-    SECRET,
+    { ...SECRET, ...ENCRYPT },
   ),
-  allow_print: defineOption(bool(), 'with user_password: allow printing (default true)'),
-  allow_copy: defineOption(bool(), 'with user_password: allow copying text and images (default true)'),
-  allow_modify: defineOption(bool(), 'with user_password: allow changes and annotations (default true)'),
-  linearize: defineOption(bool(), 'optimise for fast web view (page by page while downloading)'),
+  allow_print: defineOption(bool(), 'with user_password: allow printing (default true)', ENCRYPT),
+  allow_copy: defineOption(
+    bool(),
+    'with user_password: allow copying text and images (default true)',
+    ENCRYPT,
+  ),
+  allow_modify: defineOption(
+    bool(),
+    'with user_password: allow changes and annotations (default true)',
+    ENCRYPT,
+  ),
+  linearize: defineOption(bool(), 'optimise for fast web view (page by page while downloading)', {
+    order: OPERATION_ORDER.linearize,
+  }),
   compress,
-  flatten: defineOption(bool(), 'draw form fields and annotations into the page content'),
+  flatten: defineOption(bool(), 'draw form fields and annotations into the page content', {
+    order: OPERATION_ORDER.flatten,
+  }),
   ...STAMP_OPTIONS,
   ...METADATA_OPTIONS,
 };
