@@ -1,4 +1,4 @@
-import { copyFile, open, rm, stat, symlink, writeFile } from 'node:fs/promises';
+import { open, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type ConversionEdge, defineConverter, type StepContext } from '../src/engine/contract.js';
 import type { OptionValues } from '../src/engine/option-kit.js';
@@ -17,6 +17,7 @@ import {
 import { FileconvError } from '../src/errors/index.js';
 import type { FormatId } from '../src/formats/index.js';
 import { EngineProcessError, findBinary, probeBinary, runProcess } from '../src/run/process.js';
+import { keepSmaller } from './_compress.js';
 import {
   assertPdfHeader,
   checkRasterLimits,
@@ -69,17 +70,6 @@ function compressionArgs(o: Options): string[] {
     '-dDetectDuplicateImages=true',
     '-dCompatibilityLevel=1.5',
   ];
-}
-
-/** A compressed PDF no smaller than its input is worth nothing: the input comes back instead. */
-async function keepSmaller(input: string, output: string, ctx: StepContext): Promise<void> {
-  const [before, after] = await Promise.all([stat(input), stat(output)]);
-  if (after.size < before.size) {
-    ctx.log(`compressed from ${before.size} to ${after.size} bytes`);
-    return;
-  }
-  ctx.log('compression made the PDF no smaller; the input is returned as it was');
-  await copyFile(input, output);
 }
 
 const probeGs = () => probeBinary(BINARY, ['--version'], /^(\d+\.\d+(?:\.\d+)?)/);
@@ -254,7 +244,7 @@ export default defineConverter({
       );
     }
     if (archive) await assertPdfA(files[0]!, ctx);
-    else if (edge.from === 'pdf' && edge.to === 'pdf' && !info) await keepSmaller(input, files[0]!, ctx);
+    else if (edge.from === 'pdf' && edge.to === 'pdf') await keepSmaller(input, files[0]!, ctx, !info);
     ctx.progress(1);
     return { files };
   },

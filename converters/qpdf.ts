@@ -14,6 +14,7 @@ import { expandPages, optionsFor } from '../src/engine/options.js';
 import { compress, pages, wantsLossyCompression } from '../src/engine/shared-options.js';
 import { FileconvError } from '../src/errors/index.js';
 import { EngineProcessError, findBinary, probeBinary, runProcess } from '../src/run/process.js';
+import { keepSmaller } from './_compress.js';
 import { assertPdfHeader, isEncryptedPdf } from './_pdf.js';
 import { METADATA_OPTIONS, metadataUpdate, wantsMetadata } from './_pdf-metadata.js';
 import { drawOverlay, STAMP_OPTIONS, wantsOverlay } from './_pdf-stamp.js';
@@ -259,12 +260,7 @@ export default defineConverter({
     const { source, rest, made } = await prepare(qpdf, input, o, ctx);
     await runQpdf(qpdf, qpdfArguments(source, output, rest, ownerPassword, made), ctx);
     if (o.split) return { files: await splitParts(outDir) };
-    if (o.compress && (await stat(output)).size >= (await stat(input)).size) {
-      if (onlyCompression(o)) {
-        ctx.log('compression made the PDF no smaller; the input is returned as it was');
-        await copyFile(input, output);
-      } else ctx.log('compression made the PDF no smaller');
-    }
+    if (o.compress) await keepSmaller(input, output, ctx, onlyCompression(o));
     return { files: [output] };
   },
 });
