@@ -24,7 +24,7 @@ export const lang = defineOption(
 );
 export const compress = defineOption(
   oneOf(['lossless', ...LOSSY_COMPRESSION]),
-  'make a PDF smaller: lossless repacks it (qpdf); printer, ebook and screen also resample its pictures to 300, 150 or 72 dpi (Ghostscript); never larger than the input',
+  'make a file smaller, never larger: for a PDF lossless repacks it (qpdf), printer, ebook and screen resample its pictures to 300, 150 or 72 dpi (Ghostscript); photos and videos get the quality and size of the preset (docs/operations.md)',
   { order: OPERATION_ORDER.compress },
 );
 /** Whether options ask for a compression that resamples pictures (Ghostscript's, not qpdf's). */
