@@ -142,27 +142,17 @@ function ffprobe(path: string): { height: number; codec: string } {
   return { height: s.height, codec: s.codec_name };
 }
 
+/** An H.264 test picture made by FFmpeg's own source, encoded as asked. */
+function testVideo(name: string, source: string, encoding: string[]): string {
+  const video = join(tempDir(), name);
+  const args = ['-v', 'error', '-f', 'lavfi', '-i', `testsrc2=size=${source}`, '-c:v', 'libx264'];
+  execFileSync('ffmpeg', [...args, ...encoding, '-pix_fmt', 'yuv420p', video]);
+  return video;
+}
+
 describe('compress on video (FFmpeg)', () => {
   it('screen: an MP4 made smaller, at most 480 lines, still H.264', async () => {
-    const dir = tempDir();
-    const video = join(dir, 'clip.mp4');
-    execFileSync('ffmpeg', [
-      '-v',
-      'error',
-      '-f',
-      'lavfi',
-      '-i',
-      'testsrc2=size=1280x720:rate=25:duration=2',
-      '-c:v',
-      'libx264',
-      '-preset',
-      'ultrafast',
-      '-crf',
-      '8',
-      '-pix_fmt',
-      'yuv420p',
-      video,
-    ]);
+    const video = testVideo('clip.mp4', '1280x720:rate=25:duration=2', ['-preset', 'ultrafast', '-crf', '8']);
     const result = await convert(video, 'mp4', 'mp4', { compress: 'screen' });
     const out = result.files[0]!.path;
     expect(statSync(out).size).toBeLessThan(statSync(video).size / 2);
@@ -170,23 +160,7 @@ describe('compress on video (FFmpeg)', () => {
   });
 
   it('never returns a larger video: an already small one comes back as it was', async () => {
-    const dir = tempDir();
-    const video = join(dir, 'tiny.mp4');
-    execFileSync('ffmpeg', [
-      '-v',
-      'error',
-      '-f',
-      'lavfi',
-      '-i',
-      'testsrc2=size=160x120:rate=10:duration=1',
-      '-c:v',
-      'libx264',
-      '-crf',
-      '50',
-      '-pix_fmt',
-      'yuv420p',
-      video,
-    ]);
+    const video = testVideo('tiny.mp4', '160x120:rate=10:duration=1', ['-crf', '50']);
     const result = await convert(video, 'mp4', 'mp4', { compress: 'printer' });
     expect(readFileSync(result.files[0]!.path).equals(readFileSync(video))).toBe(true);
   });
