@@ -14,6 +14,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import sharp from 'sharp';
+import { Agent, setGlobalDispatcher } from 'undici';
 import { pdfImageFromFile, writeImagesPdf } from '../converters/_image-pdf.js';
 import { overlayPageSvg, type StampValues } from '../converters/_pdf-stamp.js';
 import { convertOverHttp, removeDir, seconds, startServe, tempDir } from './lib/serve.js';
@@ -208,6 +209,10 @@ const CASES: Case[] = [
 ];
 
 const DEFAULT_ROUNDS = 3;
+
+// The baselines run for seconds between two requests: a kept-alive connection the server has
+// closed meanwhile would fail the next streamed upload (EPIPE), so none is kept that long.
+setGlobalDispatcher(new Agent({ keepAliveTimeout: 1000, keepAliveMaxTimeout: 1000 }));
 
 async function makeInputs(dir: string): Promise<Inputs> {
   const ps = join(dir, 'text.ps');
