@@ -210,9 +210,14 @@ const CASES: Case[] = [
 
 const DEFAULT_ROUNDS = 3;
 
-// The baselines run for seconds between two requests: a kept-alive connection the server has
-// closed meanwhile would fail the next streamed upload (EPIPE), so none is kept that long.
-setGlobalDispatcher(new Agent({ keepAliveTimeout: 1000, keepAliveMaxTimeout: 1000 }));
+/**
+ * A new connection pool for each conversion: the baselines run for seconds (a minute for OCR)
+ * between two requests, and a kept-alive connection the server closed meanwhile fails the next
+ * streamed upload (EPIPE). Connecting on loopback costs well under a millisecond.
+ */
+function freshConnections(): void {
+  setGlobalDispatcher(new Agent());
+}
 
 async function makeInputs(dir: string): Promise<Inputs> {
   const ps = join(dir, 'text.ps');
@@ -330,6 +335,7 @@ async function runCase(c: Case, inputs: Inputs, url: string): Promise<string> {
     const out = freshDir(inputs.dir, `${c.label}-${r}`);
     const commands = c.baseline(input, out, inputs);
     theirs += await seconds(async () => runCommands(commands));
+    freshConnections();
     ours += await seconds(() =>
       convertOverHttp(url, 'pdf-pdf', input, `${c.input}.pdf`, join(out, 'ours.pdf'), c.options),
     );
@@ -358,6 +364,7 @@ async function compressionSizes(url: string, inputs: Inputs, figures: string[]):
   console.log(`| gs -dPDFSETTINGS=/ebook | ${gsEbook} | ${(gsEbook / input).toFixed(3)} | 1.00 |`);
   for (const preset of ['ebook', 'screen']) {
     const file = join(out, `${preset}.pdf`);
+    freshConnections();
     await convertOverHttp(url, 'pdf-pdf', inputs.scan, 'scan.pdf', file, { compress: preset });
     const size = statSync(file).size;
     console.log(
