@@ -22,6 +22,7 @@ const BENCHES = [
   'queue',
   'blobs',
   'multinode',
+  'operations',
   'load',
 ] as const;
 /** Arguments a bench gets here beyond its defaults: the load test runs on both setups (about 1 min each). */

@@ -8,10 +8,11 @@ import {
 } from '../src/engine/contract.js';
 import { defineOption, int, like, num, type OptionValues, oneOfNumbers } from '../src/engine/option-kit.js';
 import { optionsFor } from '../src/engine/options.js';
-import { height, width } from '../src/engine/shared-options.js';
+import { compress, height, width } from '../src/engine/shared-options.js';
 import { FileconvError } from '../src/errors/index.js';
 import { extensionOf, type FormatId } from '../src/formats/index.js';
 import { EngineProcessError, findBinary, probeBinary, runProcess } from '../src/run/process.js';
+import { keepSmaller, refuseLossless, VIDEO_PRESETS } from './_compress.js';
 
 const AUDIO = ['mp3', 'wav', 'ogg', 'flac', 'm4a', 'aac', 'opus'] as const;
 const VIDEO = ['mp4', 'webm', 'mkv', 'mov', 'avi'] as const;
@@ -99,6 +100,8 @@ const edges: ConversionEdge[] = [
     cost: 5,
   })),
   ...edgesBetween(VIDEO, VIDEO, { family: 'video', lossy: true, cost: 10 }),
+  // A video into its own container: compressed, cut or resized.
+  ...VIDEO.map((f): ConversionEdge => ({ from: f, to: f, family: 'video', lossy: true, cost: 10 })),
   ...edgesBetween(VIDEO, AUDIO, { family: 'video', lossy: true, cost: 6 }),
   ...edgesBetween(VIDEO, ['gif'], { family: 'video', lossy: true, cost: 12 }),
   // An animated GIF played as a video: the video options (crf, resolution) apply.
@@ -165,14 +168,23 @@ async function probeInput(format: FormatId, input: string, ctx: StepContext): Pr
 function audioOptionArgs(to: FormatId, o: Options): string[] {
   const args: string[] = [];
   if (o.bitrate && !LOSSLESS_AUDIO.has(to)) args.push('-b:a', `${o.bitrate}k`);
+  else if (preset(o) && !LOSSLESS_AUDIO.has(to)) args.push('-b:a', VIDEO_PRESETS[preset(o)!].audio);
   if (o.sample_rate) args.push('-ar', String(o.sample_rate));
   return args;
+}
+
+/** The lossy `compress` preset asked, if any (video has no lossless one: refused at the start). */
+function preset(o: Options): keyof typeof VIDEO_PRESETS | undefined {
+  return o.compress === 'lossless' ? undefined : o.compress;
 }
 
 /** A scale filter for the requested size, kept to even numbers as yuv420p needs. */
 function scaleFilter(o: Options): string {
   const [rw, rh] = o.resolution ? o.resolution.split('x').map(Number) : [o.width, o.height];
   const even = (n: number | undefined) => (n ? String(Math.max(2, n - (n % 2))) : '-2');
+  const p = preset(o);
+  // A preset's largest height, never enlarging.
+  if (!rw && !rh && p) return `scale=-2:'2*trunc(min(${VIDEO_PRESETS[p].height},ih)/2)'`;
   if (!rw && !rh) return 'scale=trunc(iw/2)*2:trunc(ih/2)*2';
   return `scale=${even(rw)}:${even(rh)}`;
 }
@@ -183,10 +195,14 @@ function videoArgs(to: FormatId, o: Options, hasVideo: boolean): string[] {
   // A recording in a video container (an MP4 with only a sound track) stays audio-only.
   if (!hasVideo) return ['-map', '0:a:0', '-vn', ...target.audio, ...audioOptionArgs(to, o), ...target.muxer];
   const rate: string[] = [];
-  if (o.crf !== undefined && to !== 'avi') rate.push('-crf', String(o.crf));
+  const p = preset(o);
+  const crf = o.crf ?? (p && VIDEO_PRESETS[p].crf);
+  if (crf !== undefined && to !== 'avi') rate.push('-crf', String(crf));
   if (o.bitrate) rate.push('-b:v', `${o.bitrate}k`);
   // libvpx reads crf only as a quality cap under a bitrate ceiling.
-  else if (to === 'webm') rate.push('-b:v', '1M');
+  else if (to === 'webm') rate.push('-b:v', p ? VIDEO_PRESETS[p].vpxBitrate : '1M');
+  // MPEG-4 Part 2 has a quantiser, not a crf: 2 (best) to 31.
+  else if (to === 'avi' && p) rate.push('-q:v', String({ printer: 4, ebook: 8, screen: 12 }[p]));
   return [
     '-map',
     '0:v:0',
@@ -242,6 +258,7 @@ const OPTIONS = {
   ),
   resolution: defineOption(like(/^\d{2,5}x\d{2,5}$/, '1280x720'), 'video size WxH'),
   crf: defineOption(int(0, 51), 'video constant rate factor'),
+  compress,
   start: defineOption(num(0, 86400), 'start offset in seconds'),
   duration: defineOption(num(0.01, 86400), 'duration in seconds'),
 };
@@ -278,6 +295,7 @@ export default defineConverter({
     const ffmpeg = findBinary(['ffmpeg']);
     if (!ffmpeg) throw new FileconvError('CONVERT_FAILED', 'ffmpeg is not installed.');
     const output = join(outDir, `output.${extensionOf(edge.to)}`);
+    refuseLossless(options.compress, 'audio or video');
     try {
       const info = await probeInput(edge.from, input, ctx);
       const total = expectedSeconds(info.seconds, options);
@@ -308,6 +326,11 @@ export default defineConverter({
       });
     } catch (e) {
       throw classifyFfmpegError(e);
+    }
+    if (options.compress && edge.from === edge.to) {
+      const changed =
+        options.start || options.duration || options.resolution || options.width || options.height;
+      await keepSmaller(input, output, ctx, !changed);
     }
     ctx.progress(1);
     return { files: [output] };

@@ -1,14 +1,23 @@
-import { existsSync } from 'node:fs';
-import { copyFile, open, rm, stat, symlink, writeFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
-import { execa } from 'execa';
+import { open, rm, stat, symlink, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { type ConversionEdge, defineConverter, type StepContext } from '../src/engine/contract.js';
 import type { OptionValues } from '../src/engine/option-kit.js';
 import { optionsFor } from '../src/engine/options.js';
-import { compress, dpi, pages, quality, wantsLossyCompression } from '../src/engine/shared-options.js';
+import {
+  author,
+  compress,
+  dpi,
+  keywords,
+  pages,
+  quality,
+  subject,
+  title,
+  wantsLossyCompression,
+} from '../src/engine/shared-options.js';
 import { FileconvError } from '../src/errors/index.js';
 import type { FormatId } from '../src/formats/index.js';
 import { EngineProcessError, findBinary, probeBinary, runProcess } from '../src/run/process.js';
+import { keepSmaller } from './_compress.js';
 import {
   assertPdfHeader,
   checkRasterLimits,
@@ -17,6 +26,7 @@ import {
   pageFilesInOrder,
   selectPages,
 } from './_pdf.js';
+import { assertPdfA, docInfoPdfmark, pdfa, pdfaArgs, psString } from './_pdfa.js';
 
 const BINARY = ['gs'];
 /** Every run: no file access beyond the named files, no prompts, quiet. */
@@ -24,18 +34,19 @@ const BASE_ARGS = ['-dSAFER', '-dBATCH', '-dNOPAUSE', '-dNOPROMPT', '-q'];
 const RASTER_ARGS = ['-dTextAlphaBits=4', '-dGraphicsAlphaBits=4'];
 
 const RASTER = ['dpi', 'pages', 'quality'];
+const INFO = ['title', 'author', 'subject', 'keywords'];
 
 const edges: ConversionEdge[] = [
-  { from: 'pdf', to: 'pdfa', family: 'document', lossy: false, cost: 10, options: ['pages'] },
-  // Lossy compression only: the operations that keep pictures as they are belong to qpdf.
+  { from: 'pdf', to: 'pdfa', family: 'document', lossy: false, cost: 10, options: ['pages', ...INFO] },
+  // Lossy compression and PDF/A only: the operations that keep pictures as they are belong to qpdf.
   {
     from: 'pdf',
     to: 'pdf',
     family: 'document',
     lossy: true,
     cost: 10,
-    options: ['compress', 'pages'],
-    skipWhen: (o) => !wantsLossyCompression(o),
+    options: ['compress', 'pages', 'pdfa', ...INFO],
+    skipWhen: (o) => !wantsLossyCompression(o) && o.pdfa === undefined,
   },
   { from: 'ps', to: 'pdf', family: 'document', lossy: false, cost: 8, options: [] },
   { from: 'eps', to: 'pdf', family: 'image', lossy: false, cost: 8, options: [] },
@@ -51,6 +62,7 @@ const edges: ConversionEdge[] = [
  * JPEG loses quality for little gain), repeated pictures are stored once.
  */
 function compressionArgs(o: Options): string[] {
+  if (!wantsLossyCompression(o)) return [];
   return [
     '-sDEVICE=pdfwrite',
     `-dPDFSETTINGS=/${o.compress}`,
@@ -60,23 +72,7 @@ function compressionArgs(o: Options): string[] {
   ];
 }
 
-/** A compressed PDF no smaller than its input is worth nothing: the input comes back instead. */
-async function keepSmaller(input: string, output: string, ctx: StepContext): Promise<void> {
-  const [before, after] = await Promise.all([stat(input), stat(output)]);
-  if (after.size < before.size) {
-    ctx.log(`compressed from ${before.size} to ${after.size} bytes`);
-    return;
-  }
-  ctx.log('compression made the PDF no smaller; the input is returned as it was');
-  await copyFile(input, output);
-}
-
 const probeGs = () => probeBinary(BINARY, ['--version'], /^(\d+\.\d+(?:\.\d+)?)/);
-
-/** A PostScript string literal for `s`. */
-function psString(s: string): string {
-  return `(${s.replace(/[\\()]/g, (c) => `\\${c}`)})`;
-}
 
 /** Checks the first bytes: PostScript sources must be PostScript, EPS may have the DOS binary header. */
 async function assertHeader(input: string, from: FormatId): Promise<void> {
@@ -144,57 +140,6 @@ async function pdfPages(
   return { count, sizes };
 }
 
-/** The sRGB profile ghostscript ships, for the PDF/A output intent; from its search path. */
-let iccProfile: Promise<string | undefined> | undefined;
-function findIccProfile(path: string): Promise<string | undefined> {
-  iccProfile ??= execa(path, ['-h'], { reject: false, timeout: 15_000, stdin: 'ignore' }).then((r) => {
-    const dirs = String(r.stdout ?? '')
-      .split(/\s+:?\s*|\s*:\s+/)
-      .filter((d) => d.startsWith('/'));
-    for (const dir of dirs) {
-      for (const base of [dirname(dir), dirname(dirname(dir))]) {
-        const icc = join(base, 'iccprofiles', 'default_rgb.icc');
-        if (existsSync(icc)) return icc;
-      }
-    }
-    return undefined;
-  });
-  return iccProfile;
-}
-
-/**
- * PDF/A-2b: pdfwrite's PDF/A mode, colours to RGB, and an sRGB output intent written by a
- * pdfmark prologue (PDF/A wants one; ghostscript does not add it by itself).
- */
-async function pdfaArgs(path: string, ctx: StepContext): Promise<{ args: string[]; prologue?: string }> {
-  const args = [
-    '-dPDFA=2',
-    '-dPDFACompatibilityPolicy=1',
-    '-sColorConversionStrategy=RGB',
-    '-sDEVICE=pdfwrite',
-  ];
-  const icc = await findIccProfile(path);
-  if (!icc) {
-    ctx.log('ghostscript: no sRGB ICC profile found; PDF/A written without an output intent');
-    return { args };
-  }
-  const prologue = join(ctx.workDir, 'pdfa-intent.ps');
-  await writeFile(
-    prologue,
-    [
-      '%!',
-      '[/_objdef {icc_PDFA} /type /stream /OBJ pdfmark',
-      '[{icc_PDFA} << /N 3 >> /PUT pdfmark',
-      `[{icc_PDFA} ${psString(icc)} (r) file /PUT pdfmark`,
-      '[/_objdef {OutputIntent_PDFA} /type /dict /OBJ pdfmark',
-      '[{OutputIntent_PDFA} << /Type /OutputIntent /S /GTS_PDFA1 /DestOutputProfile {icc_PDFA} /OutputConditionIdentifier (sRGB) /Info (sRGB) >> /PUT pdfmark',
-      '[{Catalog} << /OutputIntents [ {OutputIntent_PDFA} ] >> /PUT pdfmark',
-      '',
-    ].join('\n'),
-  );
-  return { args: [...args, `--permit-file-read=${icc}`], prologue };
-}
-
 function rasterDevice(to: FormatId, options: Options): string[] {
   const dpi = `-r${options.dpi ?? DEFAULT_DPI}`;
   if (to === 'jpg') return ['-sDEVICE=jpeg', `-dJPEGQ=${options.quality ?? 85}`, dpi, ...RASTER_ARGS];
@@ -213,13 +158,19 @@ const OPTIONS = {
   pages,
   quality,
   compress,
+  pdfa,
+  title,
+  author,
+  subject,
+  keywords,
 };
 type Options = OptionValues<typeof OPTIONS>;
 
 export default defineConverter({
   name: 'ghostscript',
-  description: 'Ghostscript (-dSAFER): PDF/A, PostScript and EPS to PDF, PDF to PostScript, page images',
-  packages: ['ghostscript'],
+  description:
+    'Ghostscript (-dSAFER): PDF/A-2b (checked), lossy PDF compression, PostScript and EPS to PDF, PDF to PostScript, page images',
+  packages: ['ghostscript', 'qpdf', 'poppler-utils'],
   edges,
   options: OPTIONS,
   concurrency: 2,
@@ -250,9 +201,11 @@ export default defineConverter({
         multi = true;
       }
     }
-    if (edge.to === 'pdfa') {
+    const archive = edge.to === 'pdfa' || (edge.to === 'pdf' && options.pdfa !== undefined);
+    if (archive) {
       const pdfa = await pdfaArgs(path, ctx);
-      args.push(...pdfa.args);
+      // A lossy preset with PDF/A: its resolutions, PDF/A's device and colours.
+      args.push(...compressionArgs(options).filter((a) => a.startsWith('-dPDFSETTINGS')), ...pdfa.args);
       if (pdfa.prologue) before.push(pdfa.prologue);
     } else if (edge.to === 'pdf' && edge.from === 'pdf') {
       args.push(...compressionArgs(options));
@@ -266,12 +219,20 @@ export default defineConverter({
       throw new FileconvError('CONVERT_FAILED', `ghostscript cannot do ${edge.from}-${edge.to}`);
     }
 
+    // Run after the input, whose own information Ghostscript copies when it reads it.
+    const after: string[] = [];
+    const info = edge.from === 'pdf' ? docInfoPdfmark(options) : undefined;
+    if (info) {
+      const file = join(ctx.workDir, 'docinfo.ps');
+      await writeFile(file, `%!\n${info}\n`);
+      after.push(file);
+    }
     const ext = edge.to === 'pdfa' ? 'pdf' : edge.to;
     // Run inside outDir with a relative output name: ghostscript expands % in -sOutputFile.
     const outName = multi ? `page-%d.${ext}` : `output.${ext}`;
     const { stdout, stderr } = await gs(
       path,
-      [...args, `-sOutputFile=${outName}`, ...before, source],
+      [...args, `-sOutputFile=${outName}`, ...before, source, ...after],
       ctx,
       outDir,
     );
@@ -282,7 +243,8 @@ export default defineConverter({
         new FileconvError('MALFORMED_DOCUMENT', 'Ghostscript produced no output.')
       );
     }
-    if (edge.from === 'pdf' && edge.to === 'pdf') await keepSmaller(input, files[0]!, ctx);
+    if (archive) await assertPdfA(files[0]!, ctx);
+    else if (edge.from === 'pdf' && edge.to === 'pdf') await keepSmaller(input, files[0]!, ctx, !info);
     ctx.progress(1);
     return { files };
   },

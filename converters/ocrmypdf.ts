@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { type ConversionEdge, defineConverter } from '../src/engine/contract.js';
-import { bool, defineOption } from '../src/engine/option-kit.js';
+import { bool, defineOption, OPERATION_ORDER } from '../src/engine/option-kit.js';
 import { optionsFor } from '../src/engine/options.js';
 import { lang, ocr } from '../src/engine/shared-options.js';
 import { FileconvError } from '../src/errors/index.js';
@@ -17,7 +17,9 @@ import { assertPdfHeader, MAX_RASTER_PAGES, pdfPageCount } from './_pdf.js';
 const OPTIONS = {
   ocr,
   lang,
-  deskew: defineOption(bool(), 'straighten pages scanned at a slant (re-encodes their pictures)'),
+  deskew: defineOption(bool(), 'straighten pages scanned at a slant (re-encodes their pictures)', {
+    order: OPERATION_ORDER.ocr,
+  }),
 };
 
 const notAsked = (o: { ocr?: unknown }) => o.ocr !== true;

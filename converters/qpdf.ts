@@ -1,4 +1,4 @@
-import { copyFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
+import { readdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
   type ConversionEdge,
@@ -7,48 +7,81 @@ import {
   type StepContext,
   type StepResult,
 } from '../src/engine/contract.js';
-import { bool, defineOption, int, like, type OptionValues, oneOfNumbers } from '../src/engine/option-kit.js';
+import {
+  bool,
+  defineOption,
+  int,
+  like,
+  OPERATION_ORDER,
+  type OptionValues,
+  oneOfNumbers,
+} from '../src/engine/option-kit.js';
 import { expandPages, optionsFor } from '../src/engine/options.js';
 import { compress, PASSWORD, pages, password, wantsLossyCompression } from '../src/engine/shared-options.js';
 import { FileconvError } from '../src/errors/index.js';
 import { mapLimit } from '../src/run/concurrency.js';
 import { EngineProcessError, findBinary, probeBinary, runProcess } from '../src/run/process.js';
+import { keepSmaller } from './_compress.js';
 import { assertPdfHeader, isEncryptedPdf } from './_pdf.js';
 import { type MergedInput, readInput, writeOutline } from './_pdf-merge.js';
+import { METADATA_OPTIONS, metadataUpdate, wantsMetadata } from './_pdf-metadata.js';
+import { drawOverlay, STAMP_OPTIONS, wantsOverlay } from './_pdf-stamp.js';
 
 /**
- * PDF operations that keep the format: pages kept or split into parts, rotation, passwords set or
- * removed, flattened forms, lossless compression and fast web view. One qpdf run does them all in
- * the order readers expect (pages, rotation, flattening, compression, linearising, encryption
- * last). Passwords reach qpdf in an argument file in the step's own folder, never on its command
+ * PDF operations that keep the format: pages kept or split into parts, watermarks, stamps and page
+ * numbers, rotation, passwords set or removed, flattened forms, lossless compression, document
+ * information and fast web view. One qpdf run does them all in the order readers expect (pages,
+ * what is drawn over them, rotation, flattening, compression, metadata, linearising, encryption
+ * last); what is drawn over the pages is drawn first, as an overlay PDF (_pdf-stamp.ts). Passwords reach qpdf in an argument file in the step's own folder, never on its command
  * line, where any user of the machine could read them.
  */
 
 const SECRET = { secret: true };
+const ENCRYPT = { order: OPERATION_ORDER.encrypt };
 
 const OPTIONS = {
   pages,
-  rotate: defineOption(oneOfNumbers([90, 180, 270]), 'turn the pages clockwise by this many degrees'),
+  rotate: defineOption(oneOfNumbers([90, 180, 270]), 'turn the pages clockwise by this many degrees', {
+    order: OPERATION_ORDER.rotate,
+  }),
   split: defineOption(int(1, 10_000), 'split into parts of this many pages (several files and a ZIP)', {
     splits: true,
+    order: OPERATION_ORDER.split,
   }),
   password,
-  user_password: defineOption(PASSWORD, 'protect the PDF: the password that opens it (AES-256)', SECRET),
+  user_password: defineOption(PASSWORD, 'protect the PDF: the password that opens it (AES-256)', {
+    ...SECRET,
+    ...ENCRYPT,
+  }),
   owner_password: defineOption(
     PASSWORD,
     'protect the PDF: the password that lifts its restrictions (default: a random one)',
-    SECRET,
+    { ...SECRET, ...ENCRYPT },
   ),
-  allow_print: defineOption(bool(), 'with user_password: allow printing (default true)'),
-  allow_copy: defineOption(bool(), 'with user_password: allow copying text and images (default true)'),
-  allow_modify: defineOption(bool(), 'with user_password: allow changes and annotations (default true)'),
-  linearize: defineOption(bool(), 'optimise for fast web view (page by page while downloading)'),
+  allow_print: defineOption(bool(), 'with user_password: allow printing (default true)', ENCRYPT),
+  allow_copy: defineOption(
+    bool(),
+    'with user_password: allow copying text and images (default true)',
+    ENCRYPT,
+  ),
+  allow_modify: defineOption(
+    bool(),
+    'with user_password: allow changes and annotations (default true)',
+    ENCRYPT,
+  ),
+  linearize: defineOption(bool(), 'optimise for fast web view (page by page while downloading)', {
+    order: OPERATION_ORDER.linearize,
+  }),
   compress,
-  flatten: defineOption(bool(), 'draw form fields and annotations into the page content'),
+  flatten: defineOption(bool(), 'draw form fields and annotations into the page content', {
+    order: OPERATION_ORDER.flatten,
+  }),
   bookmarks: defineOption(
     bool(),
     'merging several inputs: one bookmark per input, its own bookmarks under it (default true)',
   ),
+  ...STAMP_OPTIONS,
+  ...METADATA_OPTIONS,
 };
 type Options = OptionValues<typeof OPTIONS>;
 
@@ -78,12 +111,26 @@ function yn(allowed: boolean | undefined): string {
   return allowed === false ? 'n' : 'y';
 }
 
+/** Files made before the run: the overlay drawn over the pages, the metadata update. */
+interface Prepared {
+  overlay?: string;
+  metadata?: string;
+}
+
 /** The argument lines of one qpdf run, passwords included (they go to a file, not argv). */
-function qpdfArguments(input: string, output: string, o: Options, ownerPassword: string): string[] {
+function qpdfArguments(
+  input: string,
+  output: string,
+  o: Options,
+  ownerPassword: string,
+  made: Prepared,
+): string[] {
   const args: string[] = [];
   if (o.password !== undefined) args.push(`--password=${o.password}`);
   args.push(input);
   if (o.pages) args.push('--pages', '.', o.pages.replaceAll(' ', ''), '--');
+  if (made.overlay) args.push('--overlay', made.overlay, '--');
+  if (made.metadata) args.push(`--update-from-json=${made.metadata}`);
   if (o.rotate) args.push(`--rotate=+${o.rotate}`);
   if (o.flatten) args.push('--generate-appearances', '--flatten-annotations=all');
   if (o.compress === 'lossless')
@@ -141,6 +188,48 @@ async function checkSplit(qpdf: string, input: string, o: Options, ctx: StepCont
       `Splitting ${pagesKept} pages into parts of ${o.split} would make ${parts} files; at most ${MAX_SPLIT_PARTS} are made (split into larger parts, or choose pages).`,
     );
   }
+}
+
+/**
+ * What is drawn over the pages is drawn for the pages as they come out: when pages are chosen or
+ * the PDF must be opened, a first run writes those pages, opened, and the rest works on them.
+ * Then the overlay and the metadata update are made for that file.
+ */
+async function prepare(
+  qpdf: string,
+  input: string,
+  o: Options,
+  ctx: StepContext,
+): Promise<{ source: string; rest: Options; made: Prepared }> {
+  let source = input;
+  let rest = o;
+  const made: Prepared = {};
+  if (wantsOverlay(o) && (o.pages || o.password !== undefined)) {
+    source = join(ctx.workDir, 'pages.pdf');
+    const { pages, password, ...others } = o;
+    await runQpdf(qpdf, qpdfArguments(input, source, { pages, password }, '', {}), ctx);
+    rest = others;
+  }
+  if (wantsOverlay(rest)) made.overlay = await drawOverlay(source, rest, ctx);
+  if (wantsMetadata(rest)) {
+    const open = rest.password === undefined ? [] : [`--password=${rest.password}`];
+    made.metadata = await metadataUpdate(
+      rest,
+      async (ids) => {
+        const out = await runQpdf(
+          qpdf,
+          [...open, '--json=2', '--json-key=qpdf', ...ids.map((id) => `--json-object=${id}`), source],
+          ctx,
+        );
+        const json = JSON.parse(out) as {
+          qpdf: [Record<string, unknown>, Record<string, { value?: unknown }>];
+        };
+        return { header: json.qpdf[0], objects: json.qpdf[1] };
+      },
+      ctx,
+    );
+  }
+  return { source, rest, made };
 }
 
 /** Compression was all that was asked: a result no smaller than the input is worth nothing. */
@@ -216,8 +305,8 @@ async function mergePdfs(request: MergeRequest, ctx: StepContext): Promise<StepR
 export default defineConverter({
   name: 'qpdf',
   description:
-    'qpdf: PDF operations that keep the format (pages, split, rotate, protect and unlock, flatten, lossless compression, fast web view) and merges of several PDFs',
-  packages: ['qpdf'],
+    'qpdf: PDF operations that keep the format (pages, split, rotate, protect and unlock, flatten, lossless compression, fast web view, stamps, page numbers, document information) and merges of several PDFs',
+  packages: ['qpdf', 'librsvg2-bin', 'poppler-utils', 'fonts-dejavu-core'],
   edges,
   options: OPTIONS,
   merge: { format: 'pdf', options: MERGE_OPTIONS, run: mergePdfs },
@@ -235,14 +324,10 @@ export default defineConverter({
         ? o.owner_password
         : crypto.randomUUID().replaceAll('-', '');
     await checkSplit(qpdf, input, o, ctx);
-    await runQpdf(qpdf, qpdfArguments(input, output, o, ownerPassword), ctx);
+    const { source, rest, made } = await prepare(qpdf, input, o, ctx);
+    await runQpdf(qpdf, qpdfArguments(source, output, rest, ownerPassword, made), ctx);
     if (o.split) return { files: await splitParts(outDir) };
-    if (o.compress && (await stat(output)).size >= (await stat(input)).size) {
-      if (onlyCompression(o)) {
-        ctx.log('compression made the PDF no smaller; the input is returned as it was');
-        await copyFile(input, output);
-      } else ctx.log('compression made the PDF no smaller');
-    }
+    if (o.compress) await keepSmaller(input, output, ctx, onlyCompression(o));
     return { files: [output] };
   },
 });

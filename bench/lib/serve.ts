@@ -220,13 +220,14 @@ export async function submitConversion(
   conversion: string,
   path: string,
   filename: string,
+  options?: Record<string, unknown>,
 ): Promise<Submitted> {
   const res = await request(`${base}/api/public/convert`, {
     method: 'POST',
     headers: { 'content-type': MULTIPART_TYPE },
     body: Readable.from(
       multipartBody([
-        { name: 'meta', body: JSON.stringify({ conversion }), contentType: 'application/json' },
+        { name: 'meta', body: JSON.stringify({ conversion, options }), contentType: 'application/json' },
         { name: 'file', filename, contentType: 'application/octet-stream', body: { path } },
       ]),
     ),
@@ -267,8 +268,9 @@ export async function convertOverHttp(
   input: string,
   filename: string,
   dest: string,
+  options?: Record<string, unknown>,
 ): Promise<void> {
-  const sent = await submitConversion(base, conversion, input, filename);
+  const sent = await submitConversion(base, conversion, input, filename, options);
   if (!sent.id) throw new Error(`convert answered ${sent.status}`);
   const done = await waitFinished(base, sent.id);
   if (done.status !== 'succeeded')

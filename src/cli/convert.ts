@@ -67,7 +67,10 @@ export function register(program: Command): void {
     )
     .option('--pages <ranges>', 'pages to keep or convert, like 1-3,5 (-O pages=...)')
     .option('--rotate <degrees>', 'turn PDF pages clockwise: 90, 180 or 270 (-O rotate=...)')
-    .option('--compress [preset]', 'make a PDF smaller: lossless, printer, ebook (the default) or screen')
+    .option(
+      '--compress [preset]',
+      'make a PDF, photo or video smaller: lossless, printer, ebook (the default) or screen',
+    )
     .option('--ocr', 'read pages with OCR: to pdf, a searchable PDF (-O ocr=true)')
     .option('--lang <codes>', 'OCR languages, like eng+deu (-O lang=...)')
     .option(

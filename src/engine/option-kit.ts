@@ -15,7 +15,32 @@ export interface OptionSpec<S extends z.ZodType = z.ZodType> {
   secret?: boolean;
   /** With it the step writes several files (a split), so it can only be a conversion's last step. */
   splits?: boolean;
+  /** Options that cannot be asked with this one, each with the reason given in the refusal. */
+  excludes?: Readonly<Record<string, string>>;
+  /**
+   * When a request asks operations of several engines at once, they run in this order, lowest
+   * first (OPERATION_ORDER); options without one (pages, password) go to the first step.
+   */
+  order?: number;
 }
+
+/**
+ * The order of operations on a document, whatever order a request gives them in: what is drawn
+ * over the pages first, then rotation, flattening, OCR, compression, PDF/A, document information,
+ * fast web view, encryption last, and a split (several files) at the very end.
+ */
+export const OPERATION_ORDER = {
+  overlay: 10,
+  rotate: 20,
+  flatten: 30,
+  ocr: 35,
+  compress: 40,
+  pdfa: 50,
+  metadata: 60,
+  linearize: 70,
+  encrypt: 90,
+  split: 100,
+} as const;
 
 /** The options one converter honours, by name. */
 export type OptionSpecs = Readonly<Record<string, OptionSpec>>;
@@ -26,7 +51,7 @@ export type OptionValues<T extends OptionSpecs> = { readonly [K in keyof T]?: z.
 export function defineOption<S extends z.ZodType>(
   schema: S,
   description: string,
-  traits: Pick<OptionSpec, 'secret' | 'splits'> = {},
+  traits: Pick<OptionSpec, 'secret' | 'splits' | 'excludes' | 'order'> = {},
 ): OptionSpec<S> {
   return { schema, description, ...traits };
 }

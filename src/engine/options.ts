@@ -63,6 +63,11 @@ export function parseOptions(raw: unknown, known: ReadonlyMap<string, OptionSpec
     if (!parsed.success) throw invalid(`option ${name} ${parsed.error.issues[0]?.message ?? 'is not valid'}`);
     out[name] = parsed.data;
   }
+  for (const name of Object.keys(out)) {
+    for (const [other, reason] of Object.entries(known.get(name)?.excludes ?? {})) {
+      if (other in out) throw invalid(`option ${name} cannot be given with ${other}: ${reason}`);
+    }
+  }
   return out;
 }
 

@@ -1,4 +1,4 @@
-import { bool, defineOption, int, like, oneOf } from './option-kit.js';
+import { bool, defineOption, int, like, OPERATION_ORDER, oneOf } from './option-kit.js';
 
 /** Lossy presets of `compress`: pictures resampled to 300, 150 or 72 dpi, strongest last. */
 export const LOSSY_COMPRESSION = ['printer', 'ebook', 'screen'] as const;
@@ -20,10 +20,12 @@ export const pages = defineOption(like(/^\d+(-\d+)?(,\d+(-\d+)?)*$/, '1-3,5'), '
 export const lang = defineOption(
   like(/^[a-z]{2,3}([_+-][a-zA-Z0-9_]{2,8})*$/, 'eng'),
   'language (tesseract code for OCR, espeak voice for speech)',
+  { order: OPERATION_ORDER.ocr },
 );
 export const compress = defineOption(
   oneOf(['lossless', ...LOSSY_COMPRESSION]),
-  'make a PDF smaller: lossless repacks it (qpdf); printer, ebook and screen also resample its pictures to 300, 150 or 72 dpi (Ghostscript); never larger than the input',
+  'make a file smaller, never larger: for a PDF lossless repacks it (qpdf), printer, ebook and screen resample its pictures to 300, 150 or 72 dpi (Ghostscript); photos and videos get the quality and size of the preset (docs/operations.md)',
+  { order: OPERATION_ORDER.compress },
 );
 /** Whether options ask for a compression that resamples pictures (Ghostscript's, not qpdf's). */
 export const wantsLossyCompression = (o: { compress?: unknown }) =>
@@ -52,9 +54,27 @@ export const margin = defineOption(
   like(new RegExp(`^${CSS_LENGTH}( ${CSS_LENGTH}){0,3}$`), '10mm 15mm'),
   'page margins of a printed page, CSS order (top right bottom left)',
 );
-export const ocr = defineOption(bool(), 'true to read page text with OCR (PDF without a text layer)');
+export const ocr = defineOption(bool(), 'true to read page text with OCR (PDF without a text layer)', {
+  order: OPERATION_ORDER.ocr,
+});
 // Excel's own rule for sheet names: 1 to 31 characters, none of : \ / ? * [ ]
 export const sheet = defineOption(
   like(/^[^\p{Cc}:\\/?*[\]]{1,31}$/u, '2'),
   'workbook sheet a table is taken from: its name, or its 1-based position (default: the first with data)',
+);
+/** Document information: the same text wherever a PDF is written (qpdf sets it, Ghostscript writes it with PDF/A). */
+const infoText = () => like(/^[^\p{Cc}]{1,1000}$/u, 'Annual report');
+const METADATA = { order: OPERATION_ORDER.metadata };
+export const title = defineOption(infoText(), "the PDF's title (document information)", METADATA);
+export const author = defineOption(infoText(), "the PDF's author (document information)", METADATA);
+export const subject = defineOption(infoText(), "the PDF's subject (document information)", METADATA);
+export const keywords = defineOption(
+  infoText(),
+  "the PDF's keywords, comma-separated (document information)",
+  METADATA,
+);
+export const strip_metadata = defineOption(
+  bool(),
+  'remove metadata: the document information, XMP and earlier revisions of a PDF; EXIF, GPS and XMP of an image',
+  METADATA,
 );

@@ -1,6 +1,6 @@
 import type { Converter } from '../engine/contract.js';
 import type { OptionSpec } from '../engine/option-kit.js';
-import { type ConversionOptions, mergeOptionSpecs, parseOptions } from '../engine/options.js';
+import { type ConversionOptions, mergeOptionSpecs, parseOptions, pickOptions } from '../engine/options.js';
 import { FileconvError } from '../errors/index.js';
 import { buildGraph, type PlannerEngines, planConversion } from './graph.js';
 import type { Plan } from './types.js';
@@ -66,6 +66,43 @@ function withOperationFirst(
   };
 }
 
+/**
+ * Operations on one format asked together that no single engine does (a watermark drawn by qpdf
+ * and a lossy compression by Ghostscript, OCR then a password): a chain of steps on that format,
+ * the options taken in their declared order (OPERATION_ORDER) whatever order the request gave,
+ * each step given the longest run of them one engine honours. Undefined when no chain does them
+ * all.
+ */
+function chainOfOperations(
+  plan: Plan,
+  options: ConversionOptions,
+  engines: PlannerEngines,
+  specs: ReadonlyMap<string, OptionSpec>,
+): Plan | undefined {
+  const order = (n: string) => specs.get(n)?.order ?? 0;
+  const names = Object.keys(options).sort((a, b) => order(a) - order(b));
+  const steps: Plan['steps'][number][] = [];
+  let lossy = false;
+  let cost = 0;
+  for (let i = 0; i < names.length; ) {
+    let found = false;
+    for (let j = names.length; j > i && !found; j--) {
+      const run = names.slice(i, j);
+      const step = planConversion(plan.from, plan.from, engines, pickOptions(options, run));
+      const first = step?.steps[0];
+      if (!step || !first || !run.every((n) => first.options.includes(n))) continue;
+      steps.push({ ...first, options: run });
+      lossy ||= step.lossy;
+      cost += step.cost;
+      i = j;
+      found = true;
+    }
+    if (!found) return undefined;
+  }
+  if (steps.length < 2) return undefined;
+  return { ...plan, lossy, cost, steps, options: [...names].sort() };
+}
+
 /** Refuses options that no step of the plan honours, naming the conversion and its route. */
 export function assertOptionsApply(options: ConversionOptions, plan: Plan): void {
   for (const name of Object.keys(options)) {
@@ -107,7 +144,10 @@ export function planWithOptions(
   const options = parseOptions(job.options, specs);
   const planned =
     Object.keys(options).length === 0 ? usual : planConversion(job.from, job.to, engines, options);
-  const plan = planned && withOperationFirst(planned, options, engines, specs);
+  let plan = planned && withOperationFirst(planned, options, engines, specs);
+  if (plan && plan.from === plan.to && Object.keys(options).some((n) => !plan?.options.includes(n))) {
+    plan = chainOfOperations(plan, options, engines, specs) ?? plan;
+  }
   if (!plan) {
     throw new FileconvError(
       'UNSUPPORTED_CONVERSION',

@@ -84,18 +84,18 @@ describe('ocrmypdf converter', () => {
     expect(recall(pdfText(result.files[0]!.path))).toBeGreaterThanOrEqual(0.9);
   });
 
-  it('refuses OCR with lossy compression in one request rather than doing only one of them', async () => {
+  it('OCR and a lossy compression in one request: OCRmyPDF reads, then Ghostscript compresses', async () => {
     const dir = tempDir();
     const pdf = await textPdf(dir, ['Only page']);
-    await expect(
-      runConversion({
-        input: pdf,
-        from: 'pdf',
-        to: 'pdf',
-        outDir: join(dir, 'out'),
-        options: { ocr: true, compress: 'ebook' },
-      }),
-    ).rejects.toThrow(/option (ocr|compress) does not apply to this conversion/);
+    const result = await runConversion({
+      input: pdf,
+      from: 'pdf',
+      to: 'pdf',
+      outDir: join(dir, 'out'),
+      options: { compress: 'ebook', ocr: true },
+    });
+    expect(result.plan.steps.map((s) => s.engines[0])).toEqual(['ocrmypdf', 'ghostscript']);
+    expect(pdfText(result.files[0]!.path)).toContain('Only page');
   });
 
   it('leaves pages that already have text as they were', async () => {

@@ -100,13 +100,31 @@ describe('compress option on pdf-pdf', () => {
     expect(statSync(result.files[0]!.path).size).toBeLessThanOrEqual(statSync(small).size);
   });
 
-  it('lossless stays with qpdf, and a password with it does not apply to the lossy path', async () => {
+  it('lossless stays with qpdf; a lossy one with a watermark and a password runs in order: draw, compress, protect', async () => {
     const dir = tempDir();
     const pdf = await scannedLikePdf(dir);
     const lossless = await operate(pdf, join(dir, 'l'), { compress: 'lossless' });
     expect(lossless.plan.steps[0]!.engines[0]).toBe('qpdf');
-    await expect(operate(pdf, join(dir, 'p'), { compress: 'screen', user_password: 'x1' })).rejects.toThrow(
-      /option user_password does not apply to this conversion/,
+    // Given encryption first: still done last, and the watermark before the compression.
+    const events: RunEvent[] = [];
+    const result = await operate(
+      pdf,
+      join(dir, 'p'),
+      { user_password: 'x1', compress: 'screen', watermark: 'DRAFT' },
+      (e) => events.push(e),
     );
+    expect(result.plan.steps.map((s) => [s.engines[0], [...s.options].sort().join(',')])).toEqual([
+      ['qpdf', 'watermark'],
+      ['ghostscript', 'compress'],
+      ['qpdf', 'user_password'],
+    ]);
+    const out = result.files[0]!.path;
+    expect(spawnSync('qpdf', ['--requires-password', out]).status).toBe(0);
+    expect(statSync(out).size).toBeLessThan(statSync(pdf).size / 2);
+    const inside = execFileSync('pdftotext', ['-raw', '-upw', 'x1', out, '-'], { encoding: 'utf8' });
+    expect(inside.replace(/\s+/g, '')).toContain('DRAFT');
+    expect(inside.replace(/\s+/g, ' ')).toContain(WORDS);
+    expect(spawnSync('qpdf', ['--password=x1', '--check', out]).status).toBe(0);
+    expect(JSON.stringify(events)).not.toContain('x1"');
   });
 });
