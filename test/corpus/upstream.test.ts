@@ -55,4 +55,13 @@ describe('the upstream source of the real-world corpus', async () => {
       expect(cut.notes).toMatch(/truncated/);
     }
   });
+
+  it('says which registry formats it lacks, and why', () => {
+    const present = new Set(manifest.files.map((f) => f.format));
+    for (const m of manifest.missing) {
+      expect(getFormat(m.format)).toBeDefined();
+      expect(m.reason).not.toBe('');
+      if (!m.reason.startsWith('only')) expect(present.has(m.format)).toBe(false);
+    }
+  });
 });
