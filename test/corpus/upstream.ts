@@ -6,12 +6,11 @@
  * the repository, checks the tarball against the manifest's hash, extracts the listed paths, cuts
  * the truncated variants and checks every file's hash.
  */
-import { createHash } from 'node:crypto';
-import { copyFile, mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
-import { type CorpusEntry, type CorpusFile, cacheDir } from './fetch.js';
+import { type CorpusEntry, type CorpusFile, cacheDir, cutVariants, exists, fileSha256 } from './fetch.js';
 
 export interface UpstreamPackage {
   /** The Debian source package's version (`apt-get source PKG=VERSION`). */
@@ -64,14 +63,6 @@ export async function readUpstream(): Promise<UpstreamManifest> {
   }
   return manifest;
 }
-
-const sha256 = (data: Buffer) => createHash('sha256').update(data).digest('hex');
-const fileSha256 = async (path: string) => sha256(await readFile(path));
-const exists = (path: string) =>
-  stat(path).then(
-    () => true,
-    () => false,
-  );
 
 /** Writes the deb-src entry when it is absent and refreshes apt's lists when source indexes are missing. */
 async function enableSources(log: (line: string) => void): Promise<void> {
@@ -212,19 +203,7 @@ export async function fetchUpstream(log: (line: string) => void = () => {}): Pro
       problems.push(`${name}: ${(e as Error).message}`);
     }
   }
-  for (const e of manifest.files.filter((f) => f.cut)) {
-    if (await verified(e)) continue;
-    const source = join(files, e.cut!.from);
-    if (dropped.has(e.cut!.from) || !(await exists(source))) {
-      dropped.add(e.name);
-      continue;
-    }
-    await mkdir(dirname(join(files, e.name)), { recursive: true });
-    await writeFile(join(files, e.name), (await readFile(source)).subarray(0, e.cut!.bytes));
-    if (await verified(e)) continue;
-    if (changed.has(e.cut!.from)) changed.add(e.name);
-    else problems.push(`${e.name}: sha256 differs from the manifest`);
-  }
+  await cutVariants(manifest.files, files, { dropped, changed, problems });
   if (problems.length > 0)
     throw new Error(`The upstream corpus could not be verified:\n  ${problems.join('\n  ')}`);
   if (changed.size > 0)
