@@ -1,3 +1,4 @@
+import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import {
@@ -221,7 +222,9 @@ function videoArgs(to: FormatId, o: Options, hasVideo: boolean): string[] {
 function gifArgs(o: Options): string[] {
   const [rw] = o.resolution ? o.resolution.split('x').map(Number) : [o.width];
   const width = Math.min(rw ?? GIF_MAX_WIDTH, GIF_MAX_WIDTH);
-  const filter = `fps=${GIF_MAX_FPS},scale='min(${width},iw)':-1:flags=lanczos,split[a][b];[a]palettegen[p];[b][p]paletteuse`;
+  // eof_action=pass keeps the last frame when the stream ends before the next output tick: without
+  // it a video of one frame shorter than 1/GIF_MAX_FPS s comes out as a GIF of no frames.
+  const filter = `fps=${GIF_MAX_FPS}:eof_action=pass,scale='min(${width},iw)':-1:flags=lanczos,split[a][b];[a]palettegen[p];[b][p]paletteuse`;
   return ['-map', '0:v:0', '-an', '-filter_complex', filter, '-f', 'gif'];
 }
 
@@ -299,7 +302,11 @@ export default defineConverter({
     try {
       const info = await probeInput(edge.from, input, ctx);
       const total = expectedSeconds(info.seconds, options);
-      if (edge.to === 'gif') checkGifLength(total);
+      if (edge.to === 'gif') {
+        // A GIF is made of pictures: a recording without a picture stream has none to give.
+        if (!info.hasVideo) throw new FileconvError('CONVERT_FAILED', 'The input has no video stream.');
+        checkGifLength(total);
+      }
       const args = [
         '-hide_banner',
         '-nostdin',
@@ -327,6 +334,12 @@ export default defineConverter({
     } catch (e) {
       throw classifyFfmpegError(e);
     }
+    // ffmpeg can end with status 0 having written nothing (no frame reached the muxer).
+    if (!(await stat(output).catch(() => undefined))?.size)
+      throw new FileconvError(
+        'CONVERT_FAILED',
+        `ffmpeg wrote an empty ${edge.to}: no frame or sample reached the output.`,
+      );
     if (options.compress && edge.from === edge.to) {
       const changed =
         options.start || options.duration || options.resolution || options.width || options.height;

@@ -14,6 +14,7 @@ import { fit, height, quality, width } from '../src/engine/shared-options.js';
 import { FileconvError } from '../src/errors/index.js';
 import { extensionOf, type FormatId } from '../src/formats/index.js';
 import { EngineProcessError, findBinary, runProcess } from '../src/run/process.js';
+import { pdfImageFromFile, writeImagesPdf } from './_image-pdf.js';
 
 /** The ImageMagick coder for each format; inputs and outputs always name theirs explicitly. */
 const CODERS: Record<string, string> = {
@@ -51,7 +52,12 @@ function edgeProps(from: FormatId, to: FormatId): Omit<ConversionEdge, 'from' | 
   };
 }
 
-const edges = edgesBetween([...COMMON, ...OWN, ...READ_ONLY], [...COMMON, ...OWN], edgeProps);
+const edges = [
+  ...edgesBetween([...COMMON, ...OWN, ...READ_ONLY], [...COMMON, ...OWN], edgeProps),
+  // The fallback behind sharp for an AVIF libvips cannot open (an image sequence): ImageMagick
+  // decodes the first frame, which is put on a PDF page as sharp's PDFs are.
+  { from: 'avif', to: 'pdf', family: 'image', lossy: false, cost: 6 } satisfies ConversionEdge,
+];
 
 /** The folder holding fileconv's policy.xml (shipped with the package). */
 export function policyDir(): string {
@@ -161,13 +167,13 @@ export default defineConverter({
     if (!probe.ok || !probe.path)
       throw new FileconvError('CONVERT_FAILED', probe.detail ?? 'ImageMagick not found');
     const inCoder = CODERS[edge.from];
-    const outCoder = CODERS[edge.to];
+    const outCoder = edge.to === 'pdf' ? CODERS.png : CODERS[edge.to];
     if (!inCoder || !outCoder)
       throw new FileconvError('CONVERT_FAILED', `no ImageMagick coder for ${edge.from}-${edge.to}`);
     // Relative names in the step's own folder: ImageMagick reads characters like % and [ in file
     // names as format and frame syntax, and the caller's paths are not ours to vet.
     const inName = `input.${extensionOf(edge.from)}`;
-    const outName = `output.${extensionOf(edge.to)}`;
+    const outName = edge.to === 'pdf' ? 'page.png' : `output.${extensionOf(edge.to)}`;
     const link = join(ctx.workDir, inName);
     await rm(link, { force: true });
     await symlink(input, link);
@@ -191,8 +197,9 @@ export default defineConverter({
     );
     if (size === 0)
       throw new FileconvError('MALFORMED_DOCUMENT', `ImageMagick wrote no image from the ${edge.from} file.`);
-    const output = join(outDir, outName);
-    await copyFile(produced, output);
+    const output = join(outDir, `output.${extensionOf(edge.to)}`);
+    if (edge.to === 'pdf') await writeImagesPdf([await pdfImageFromFile(produced, {})], output);
+    else await copyFile(produced, output);
     await rm(produced, { force: true });
     ctx.progress(1);
     return { files: [output] };

@@ -1,4 +1,4 @@
-import { readFile, stat } from 'node:fs/promises';
+import { open, readFile, stat, writeFile } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import sharp, { type FormatEnum, type Metadata, type Sharp, type SharpOptions } from 'sharp';
@@ -15,6 +15,7 @@ import { FileconvError } from '../src/errors/index.js';
 import { OUTLINE_EMOJI, useFontconfigInProcess } from '../src/fonts/fontconfig.js';
 import { extensionOf, type FormatId } from '../src/formats/index.js';
 import { IMAGE_PRESETS, keepSmaller, refuseLossless } from './_compress.js';
+import { cgbiToPng, isCgbiPng } from './_cgbi.js';
 import { pdfImageFromFile, writeImagesPdf } from './_image-pdf.js';
 
 /** sharp's name for each format, and the file suffix its loader must claim. */
@@ -176,6 +177,23 @@ function resize(image: Sharp, options: Options): Sharp {
   return image.resize({ width: options.width, height: options.height, fit: options.fit ?? 'inside' });
 }
 
+/** An Apple CgBI PNG made an ordinary one in the work folder (converters/_cgbi.ts); other inputs as they are. */
+async function normalPng(from: FormatId, input: string, ctx: StepContext): Promise<string> {
+  if (from !== 'png') return input;
+  const head = Buffer.alloc(16);
+  const handle = await open(input, 'r');
+  try {
+    await handle.read(head, 0, 16, 0);
+  } finally {
+    await handle.close();
+  }
+  if (!isCgbiPng(head)) return input;
+  ctx.log('an Apple CgBI PNG: its pixels are read into an ordinary PNG first');
+  const normal = join(ctx.workDir, 'normal.png');
+  await writeFile(normal, await cgbiToPng(await readFile(input)));
+  return normal;
+}
+
 async function toPdf(input: string, meta: Metadata, output: string, ctx: StepContext): Promise<void> {
   // Every page of a TIFF becomes a PDF page; other formats give their first frame.
   const frames = meta.format === 'tiff' ? Math.min(meta.pages ?? 1, MAX_PDF_PAGES) : 1;
@@ -213,9 +231,10 @@ export default defineConverter({
       path: 'sharp',
     };
   },
-  async run({ edge, input, outDir, options: given }, ctx) {
+  async run({ edge, input: original, outDir, options: given }, ctx) {
     const options = optionsFor(OPTIONS, given);
     const output = join(outDir, `output.${extensionOf(edge.to)}`);
+    const input = await normalPng(edge.from, original, ctx);
     let source: string | Buffer = input;
     // An animation into a format that animates keeps every frame (sharp reads the first by default).
     const animated = ANIMATED.has(edge.from) && ANIMATED.has(edge.to);

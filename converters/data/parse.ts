@@ -128,17 +128,55 @@ function parseJsonLines(text: string): unknown[] {
 }
 
 /**
- * JSON, or newline-delimited JSON saved as .json (one value a line, as logs and exports write it):
- * read as JSON Lines, a list with one item a line. A single broken document keeps JSON's own error.
+ * The top-level objects and arrays of concatenated JSON (`{...}{...}` or pretty-printed objects one
+ * after another, as `jq` and many exporters write them), as source slices; undefined when the text
+ * is not a run of objects and arrays separated by white space only. Strings are skipped whole, so
+ * brackets inside them do not count.
+ */
+function concatenatedValues(text: string): string[] | undefined {
+  const values: string[] = [];
+  let depth = 0;
+  let start = -1;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i]!;
+    if (inString) {
+      if (c === '\\') i++;
+      else if (c === '"') inString = false;
+    } else if (c === '"') {
+      if (depth === 0) return undefined;
+      inString = true;
+    } else if (c === '{' || c === '[') {
+      if (depth++ === 0) start = i;
+    } else if (c === '}' || c === ']') {
+      if (--depth < 0) return undefined;
+      if (depth === 0) values.push(text.slice(start, i + 1));
+    } else if (depth === 0 && !/\s/.test(c)) return undefined;
+  }
+  return depth === 0 ? values : undefined;
+}
+
+/**
+ * JSON, or several JSON values in one .json file, read as a list with one item a value:
+ * newline-delimited JSON (one value a line, as logs and exports write it) and concatenated
+ * pretty-printed objects. A single broken document keeps JSON's own error.
  */
 function parseJson(text: string): unknown {
   try {
     return JSON.parse(text);
   } catch (e) {
     const lines = text.split(/\r?\n/).filter((l) => l.trim() !== '');
-    if (lines.length < 2 || !/^\s*[[{]/.test(lines[1]!)) throw e;
+    if (lines.length >= 2 && /^\s*[[{]/.test(lines[1]!)) {
+      try {
+        return parseJsonLines(text);
+      } catch {
+        // not one value a line: perhaps values spread over lines, tried next
+      }
+    }
+    const values = concatenatedValues(text);
+    if (!values || values.length < 2) throw e;
     try {
-      return parseJsonLines(text);
+      return values.map((v) => JSON.parse(v));
     } catch {
       throw e;
     }

@@ -175,6 +175,24 @@ describe('data converter', () => {
     expect(list[2].version).toBe(manifests[2].version);
   });
 
+  it('reads concatenated pretty-printed JSON objects as a list, brackets inside strings kept', async () => {
+    const records = [
+      { id: 1, note: 'a } and a { in text', tags: ['x'] },
+      { id: 2, note: 'say "hi" [1]', tags: [] },
+      { id: 3, note: 'back\\slash', tags: ['y', 'z'] },
+    ];
+    const text = records.map((r) => JSON.stringify(r, null, 2)).join('\n');
+    const { files } = await runStep(data, 'json', 'yaml', sample('many.json', `${text}\n`));
+    expect(parseYaml(readFileSync(files[0]!, 'utf8'))).toEqual(records);
+  });
+
+  it("keeps JSON's own error for a broken document that is not several values", async () => {
+    await expectCode(
+      runStep(data, 'json', 'yaml', sample('bad.json', '{\n  "a": 1,\n}\n{"b": 2}\n')),
+      'MALFORMED_DOCUMENT',
+    );
+  });
+
   it('reads XML with a DOCTYPE, its DTD and entities ignored', async () => {
     const fixture = join(process.cwd(), 'test', 'fixtures', 'convert', 'packagekit-dbus.xml');
     const { files } = await runStep(data, 'xml', 'json', fixture);

@@ -151,6 +151,22 @@ beforeAll(() => {
     ['-f', 'lavfi', '-i', 'sine=frequency=440:duration=1', '-c:a', 'aac', '-f', 'mp4'],
     'audio-only.mp4',
   );
+  // One frame at 25 fps: the stream ends 0.04 s in, before the GIF's second tick.
+  samples.oneFrameMp4 = lavfi(
+    [
+      '-f',
+      'lavfi',
+      '-i',
+      'testsrc=size=64x48:rate=25',
+      '-frames:v',
+      '1',
+      '-c:v',
+      'libx264',
+      '-pix_fmt',
+      'yuv420p',
+    ],
+    'one-frame.mp4',
+  );
 });
 
 afterAll(() => rmSync(fixtures, { recursive: true, force: true }));
@@ -268,6 +284,21 @@ describe('ffmpeg converter', () => {
     expect(got.video).toBeUndefined();
     expect(got.duration).toBeGreaterThan(0.8);
     expect(ctx.logs.join('\n')).toMatch(/no video stream: writing an audio-only webm/);
+  });
+
+  it('makes a one-frame video into a GIF of that frame, not an empty file', async () => {
+    const { files } = await runStep(ffmpeg, 'mp4', 'gif', samples.oneFrameMp4!);
+    const got = probe(files[0]!);
+    expect(got.video).toBe('gif');
+    expect([got.width, got.height]).toEqual([64, 48]);
+    expect(got.frames).toBe(1);
+  });
+
+  it('refuses a GIF of a recording without pictures, naming the missing stream', async () => {
+    await expect(runStep(ffmpeg, 'mp4', 'gif', samples.audioOnlyMp4!)).rejects.toMatchObject({
+      code: 'CONVERT_FAILED',
+      message: expect.stringMatching(/no video stream/),
+    });
   });
 
   it('says so when a video has no audio to extract', async () => {

@@ -7,6 +7,8 @@ import { execa } from 'execa';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import converter, { findImageMagick, imagemagickEnv } from '../../converters/imagemagick.js';
+import { loadConverters } from '../../src/engine/registry.js';
+import { planConversion } from '../../src/plan/graph.js';
 import { expectCode, runStep, tempDir } from '../helpers/step.js';
 import { gradientPng, sniff } from './_image-samples.js';
 
@@ -103,6 +105,18 @@ describe('imagemagick converter', () => {
       expect(sniff(files[0]!), to).toBe(to);
       expect(await sharp(files[0]!).metadata(), to).toMatchObject({ width: 499, height: 479 });
     }
+  });
+
+  it('puts the first frame of an AVIF sequence on a PDF page, as the fallback behind sharp', async () => {
+    const sequence = join(process.cwd(), 'test', 'fixtures', 'convert', 'avifsequence.avif');
+    const plan = planConversion('avif', 'pdf', await loadConverters())!;
+    expect(plan.steps.map((s) => s.engines)).toEqual([['sharp', 'imagemagick']]);
+    const { files } = await runStep(converter, 'avif', 'pdf', sequence);
+    const info = (await execa('pdfinfo', [files[0]!])).stdout;
+    expect(info).toMatch(/^Pages:\s+1$/m);
+    expect(info).toMatch(/^Page size:\s+499 x 479 pts/m);
+    const images = (await execa('pdfimages', ['-list', files[0]!])).stdout.split('\n').slice(2);
+    expect(images[0]).toMatch(/^\s+1\s+0\s+image\s+499\s+479\s/);
   });
 
   it('keeps icons within 256 pixels and honours resize options', async () => {

@@ -51,6 +51,19 @@ describe('libheif converter', () => {
     expect(readFileSync(small.files[0]!).length).toBeLessThan(readFileSync(large.files[0]!).length);
   });
 
+  it.each([
+    ['webp', 'webp'],
+    ['tiff', 'tiff'],
+    ['gif', 'gif'],
+  ])('is the fallback for HEIC to %s too, encoding its PNG with sharp', async (to, format) => {
+    const plan = planConversion('heic', to, await loadConverters())!;
+    expect(plan.steps).toHaveLength(1);
+    expect(plan.steps[0]!.engines).toEqual(['imagemagick', 'libheif']);
+    const { files } = await runStep(converter, 'heic', to, await heic(true));
+    const meta = await sharp(readFileSync(files[0]!)).metadata();
+    expect([meta.format, meta.width, meta.height, meta.hasAlpha]).toEqual([format, 96, 64, true]);
+  });
+
   it('reports bytes that are not HEIF as MALFORMED_DOCUMENT', async () => {
     const garbage = join(tempDir(), 'garbage.heic');
     writeFileSync(garbage, randomBytes(2048));

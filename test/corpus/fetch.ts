@@ -67,9 +67,9 @@ export async function readManifest(): Promise<CorpusManifest> {
   return manifest;
 }
 
-const sha256 = (data: Buffer) => createHash('sha256').update(data).digest('hex');
-const fileSha256 = async (path: string) => sha256(await readFile(path));
-const exists = (path: string) =>
+export const sha256 = (data: Buffer) => createHash('sha256').update(data).digest('hex');
+export const fileSha256 = async (path: string) => sha256(await readFile(path));
+export const exists = (path: string) =>
   stat(path).then(
     () => true,
     () => false,
@@ -135,6 +135,33 @@ async function extractFiles(deb: string, entries: CorpusEntry[], into: string): 
 }
 
 /**
+ * Writes the truncated variants (`cut`) from their whole files in the cache and checks their hashes.
+ * A variant of a file left out is left out; one of a file whose hash changed (a substituted
+ * package) is reported as changed; any other difference is a problem.
+ */
+export async function cutVariants(
+  entries: CorpusEntry[],
+  files: string,
+  found: { dropped: Set<string>; changed: Set<string>; problems: string[] },
+): Promise<void> {
+  const verified = async (e: CorpusEntry) =>
+    (await exists(join(files, e.name))) && (await fileSha256(join(files, e.name))) === e.sha256;
+  for (const e of entries.filter((f) => f.cut)) {
+    if (await verified(e)) continue;
+    const source = join(files, e.cut!.from);
+    if (found.dropped.has(e.cut!.from) || !(await exists(source))) {
+      found.dropped.add(e.name);
+      continue;
+    }
+    await mkdir(dirname(join(files, e.name)), { recursive: true });
+    await writeFile(join(files, e.name), (await readFile(source)).subarray(0, e.cut!.bytes));
+    if (await verified(e)) continue;
+    if (found.changed.has(e.cut!.from)) found.changed.add(e.name);
+    else found.problems.push(`${e.name}: sha256 differs from the manifest`);
+  }
+}
+
+/**
  * Makes sure every manifest file is in the cache with its recorded hash and returns them.
  * Throws one error naming every package or file that could not be had or did not match.
  */
@@ -170,19 +197,7 @@ export async function fetchCorpus(log: (line: string) => void = () => {}): Promi
       problems.push(e instanceof CorpusError ? e.message : `${name}: ${(e as Error).message}`);
     }
   }
-  for (const e of manifest.files.filter((f) => f.cut)) {
-    if (await verified(e)) continue;
-    const source = join(files, e.cut!.from);
-    if (dropped.has(e.cut!.from) || !(await exists(source))) {
-      dropped.add(e.name);
-      continue;
-    }
-    await mkdir(dirname(join(files, e.name)), { recursive: true });
-    await writeFile(join(files, e.name), (await readFile(source)).subarray(0, e.cut!.bytes));
-    if (await verified(e)) continue;
-    if (changed.has(e.cut!.from)) changed.add(e.name);
-    else problems.push(`${e.name}: sha256 differs from the manifest`);
-  }
+  await cutVariants(manifest.files, files, { dropped, changed, problems });
   if (problems.length > 0) throw new Error(`The corpus could not be verified:\n  ${problems.join('\n  ')}`);
   if (changed.size > 0)
     log(`WARNING: ${changed.size} files differ from their pinned hashes (newer package versions)`);
