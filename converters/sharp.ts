@@ -14,8 +14,8 @@ import { compress, dpi, fit, height, quality, strip_metadata, width } from '../s
 import { FileconvError } from '../src/errors/index.js';
 import { OUTLINE_EMOJI, useFontconfigInProcess } from '../src/fonts/fontconfig.js';
 import { extensionOf, type FormatId } from '../src/formats/index.js';
-import { IMAGE_PRESETS, keepSmaller, refuseLossless } from './_compress.js';
 import { cgbiToPng, isCgbiPng } from './_cgbi.js';
+import { IMAGE_PRESETS, keepSmaller, refuseLossless } from './_compress.js';
 import { pdfImageFromFile, writeImagesPdf } from './_image-pdf.js';
 
 /** sharp's name for each format, and the file suffix its loader must claim. */
