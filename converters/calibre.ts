@@ -1,5 +1,6 @@
-import { copyFile, stat } from 'node:fs/promises';
+import { copyFile, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { decodeSource, encodingNote } from '../src/detect/text/encoding.js';
 import { type ConversionEdge, defineConverter, edgesBetween } from '../src/engine/contract.js';
 import { FileconvError } from '../src/errors/index.js';
 import { extensionOf, type FormatId } from '../src/formats/index.js';
@@ -71,7 +72,12 @@ export default defineConverter({
       throw new FileconvError('ENCRYPTED_DOCUMENT');
     // ebook-convert chooses its reader and writer by file extension.
     const named = join(ctx.workDir, `input.${extensionOf(edge.from)}`);
-    await copyFile(input, named);
+    if (edge.from === 'txt') {
+      // Told UTF-8 (calibre's own guess reads Big5 or Shift_JIS as Latin-1): other encodings are decoded here.
+      const { text, encoding, confident } = decodeSource(await readFile(input), 'txt');
+      if (encoding !== 'UTF-8') ctx.log(encodingNote(encoding, confident));
+      await writeFile(named, text);
+    } else await copyFile(input, named);
     const output = join(outDir, `output.${extensionOf(edge.to)}`);
     ctx.progress(0.02);
     try {

@@ -1,6 +1,6 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { decodeSource } from '../../src/detect/text/encoding.js';
+import { decodeSource, encodingNote } from '../../src/detect/text/encoding.js';
 import type { StepContext } from '../../src/engine/contract.js';
 import { FileconvError } from '../../src/errors/index.js';
 import type { FormatId } from '../../src/formats/index.js';
@@ -68,11 +68,16 @@ export async function markupSite(
 ): Promise<Site> {
   const page = join(ctx.workDir, 'page.html');
   const reader = MARKUP_READERS[from];
+  // pandoc reads UTF-8 only, and the page is written as UTF-8: other encodings are decoded here.
+  const { text, encoding, confident } = decodeSource(await readFile(input), from);
+  if (encoding !== 'UTF-8') ctx.log(encodingNote(encoding, confident));
+  const source = reader && encoding !== 'UTF-8' ? join(ctx.workDir, `source.utf8.${from}`) : input;
+  if (source !== input) await writeFile(source, text);
   if (reader) {
     const pandoc = findBinary(['pandoc']);
     if (!pandoc) throw new FileconvError('CONVERT_FAILED', 'pandoc is not installed.');
     const args = ['--sandbox', '-f', reader, '-t', 'html5', '-s', '--css', 'style.css'];
-    args.push('--metadata', 'pagetitle=Document', '-o', page, '--', input);
+    args.push('--metadata', 'pagetitle=Document', '-o', page, '--', source);
     try {
       await runProcess(pandoc, args, ctx);
     } catch (e) {
@@ -81,8 +86,7 @@ export async function markupSite(
       throw e;
     }
   } else {
-    // UTF-16, UTF-32 and Latin-1 text is read by its byte order mark or bytes, not as UTF-8.
-    await writeFile(page, plainTextPage(decodeSource(await readFile(input), 'txt').text));
+    await writeFile(page, plainTextPage(text));
   }
   const site = await singlePageSite(page, ctx.workDir);
   const css = PRINT_STYLESHEET + (options.break_before_h1 ? H1_PAGE_BREAKS : '');

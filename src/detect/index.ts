@@ -11,7 +11,7 @@ import { detectMagic } from './magic.js';
 import { inspectOle, isOleSignature } from './ole.js';
 import { flacAfterId3, matchSignature, startsAsText } from './signatures.js';
 import { ByteSource, HEAD_BYTES } from './source.js';
-import { sniffText } from './text/index.js';
+import { decodeText, sniffText } from './text/index.js';
 import { CONFIDENCE, type Finding } from './types.js';
 import { inspectZip, isZipSignature } from './zip.js';
 
@@ -28,6 +28,8 @@ export interface DetectReport {
   mime: string;
   /** 0..1; see CONFIDENCE for what the levels mean. */
   confidence: number;
+  /** For text formats: the encoding the bytes are written in (`utf-8`, `big5`, `shift_jis`...). */
+  encoding?: string;
 }
 
 export interface DetectOptions {
@@ -62,6 +64,7 @@ export async function detect(file: string, options: DetectOptions = {}): Promise
     match: declared ? sameFormat(declared, detected) : true,
     mime: detected.mime,
     confidence: finding.confidence,
+    ...(finding.encoding ? { encoding: finding.encoding } : {}),
   };
 }
 
@@ -94,13 +97,27 @@ async function detectSource(src: ByteSource): Promise<Finding> {
   if (signature) return signature;
   if (startsAsText(src.head)) {
     const text = (await sniffPastBlankHead(src)) ?? sniffText(src.head, src.complete);
-    if (text) return text;
+    if (text) return withEncoding(text, src);
   }
   const magic = await detectMagic(src, (id) => getFormat(id) !== undefined);
   if (magic && magic.id !== 'bin') return magic;
   // Short signatures of formats outside the registry also match text (a UTF-16 BOM reads as an
   // MPEG frame sync; calendar and subtitle files are text): text that decodes cleanly wins.
-  return sniffText(src.head, src.complete) ?? magic ?? { id: 'bin', confidence: CONFIDENCE.UNKNOWN };
+  const text = sniffText(src.head, src.complete);
+  return text ? withEncoding(text, src) : (magic ?? { id: 'bin', confidence: CONFIDENCE.UNKNOWN });
+}
+
+/**
+ * A text finding with the encoding of its bytes. UTF-8 and UTF-16/32 by their marks are known from
+ * decoding the head; anything else (Big5, Shift_JIS, windows-1251...) is told by the encoding
+ * detector, loaded only then: most text is UTF-8 and detection's start-up stays small.
+ */
+async function withEncoding(finding: Finding, src: ByteSource): Promise<Finding> {
+  const decoded = decodeText(src.head, src.complete)?.encoding;
+  if (decoded && decoded !== 'latin1') return { ...finding, encoding: decoded };
+  const { sourceEncoding } = await import('./text/encoding.js');
+  const { encoding } = sourceEncoding(src.head, finding.id, !src.complete);
+  return { ...finding, encoding: encoding.toLowerCase() };
 }
 
 /** How far past a blank head detection looks for the first non-blank byte. */

@@ -4,6 +4,8 @@ import type { FormatId } from '../formats/index.js';
 export interface Finding {
   id: FormatId;
   confidence: number;
+  /** For text: the encoding its bytes are written in (lower case, WHATWG names). */
+  encoding?: string;
 }
 
 /**

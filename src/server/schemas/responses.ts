@@ -46,6 +46,10 @@ export const detectReportSchema = z
     match: z.boolean(),
     mime: z.string(),
     confidence: z.number().min(0).max(1),
+    encoding: z.string().optional().meta({
+      description:
+        'For text: the encoding its bytes are written in, as WHATWG names it (utf-8, utf-16le, big5, shift_jis, windows-1251...).',
+    }),
   })
   .meta({ id: 'DetectReport' });
 
