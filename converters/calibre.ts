@@ -20,10 +20,19 @@ const DOCUMENTS: FormatId[] = ['pdf', 'docx', 'txt'];
 const isLossy = (from: FormatId, to: FormatId) =>
   !((from === 'epub' && to === 'azw3') || (from === 'azw3' && to === 'epub'));
 
+/**
+ * An ebook printed or laid out as a document goes through calibre before pandoc and Chromium in
+ * two steps (5 + 10): calibre renders the book as a reader shows it, with its pictures and cover,
+ * its own fonts, tables and links, and reads books pandoc's EPUB reader cannot (a package file
+ * whose paths climb out of its folder, `../text/page.xhtml`). For EPUB to PDF the one-step
+ * pandoc-chromium engine (12) comes first, since it draws MathML every time; calibre is its fallback.
+ */
+const EBOOK_AS_DOCUMENT_COST = 14;
+
 const props = (from: FormatId, to: FormatId): Omit<ConversionEdge, 'from' | 'to'> => ({
   family: 'ebook',
   lossy: isLossy(from, to),
-  cost: 25,
+  cost: EBOOKS.includes(from) && (to === 'pdf' || to === 'docx') ? EBOOK_AS_DOCUMENT_COST : 25,
 });
 
 const EDGES: ConversionEdge[] = [

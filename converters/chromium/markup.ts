@@ -14,6 +14,9 @@ export const MARKUP_READERS: Partial<Record<FormatId, string>> = {
   org: 'org',
 };
 
+/** Books printed through HTML the same way: pandoc reads the EPUB, pictures and MathML included. */
+export const BOOK_READERS: Partial<Record<FormatId, string>> = { epub: 'epub' };
+
 /**
  * The default look of text printed through HTML: a readable serif body, sans-serif headings,
  * code on a tinted block that wraps instead of running off the page, ruled tables across the
@@ -57,8 +60,11 @@ function plainTextPage(text: string): string {
 }
 
 /**
- * Turns a text document into a standalone HTML page beside the print stylesheet: pandoc (in its
- * sandbox, so the document can read no file or URL) for Markdown, reST and Org; plain text as is.
+ * Turns a text document or a book into a standalone HTML page beside the print stylesheet: pandoc
+ * (in its sandbox, so the document can read no file or URL) for Markdown, reST, Org and EPUB;
+ * plain text as is. Math becomes MathML, which Chromium draws. A book's pictures exist only inside
+ * its container, so they are carried in the page as data URLs (`--self-contained`, which cannot
+ * also read the stylesheet from the sandbox: the page links it afterwards).
  */
 export async function markupSite(
   input: string,
@@ -67,16 +73,24 @@ export async function markupSite(
   ctx: StepContext,
 ): Promise<Site> {
   const page = join(ctx.workDir, 'page.html');
-  const reader = MARKUP_READERS[from];
-  // pandoc reads UTF-8 only, and the page is written as UTF-8: other encodings are decoded here.
-  const { text, encoding, confident } = decodeSource(await readFile(input), from);
-  if (encoding !== 'UTF-8') ctx.log(encodingNote(encoding, confident));
-  const source = reader && encoding !== 'UTF-8' ? join(ctx.workDir, `source.utf8.${from}`) : input;
-  if (source !== input) await writeFile(source, text);
+  const book = BOOK_READERS[from];
+  const reader = MARKUP_READERS[from] ?? book;
+  let source = input;
+  if (!book) {
+    // pandoc reads UTF-8 only, and the page is written as UTF-8: other encodings are decoded here.
+    const { text, encoding, confident } = decodeSource(await readFile(input), from);
+    if (encoding !== 'UTF-8') ctx.log(encodingNote(encoding, confident));
+    if (!reader) await writeFile(page, plainTextPage(text));
+    else if (encoding !== 'UTF-8') {
+      source = join(ctx.workDir, `source.utf8.${from}`);
+      await writeFile(source, text);
+    }
+  }
   if (reader) {
     const pandoc = findBinary(['pandoc']);
     if (!pandoc) throw new FileconvError('CONVERT_FAILED', 'pandoc is not installed.');
-    const args = ['--sandbox', '-f', reader, '-t', 'html5', '-s', '--css', 'style.css'];
+    const args = ['--sandbox', '-f', reader, '-t', 'html5', '-s', '--mathml'];
+    args.push(...(book ? ['--self-contained'] : ['--css', 'style.css']));
     args.push('--metadata', 'pagetitle=Document', '-o', page, '--', source);
     try {
       await runProcess(pandoc, args, ctx);
@@ -85,8 +99,10 @@ export async function markupSite(
         throw new FileconvError('MALFORMED_DOCUMENT', undefined, { cause: e });
       throw e;
     }
-  } else {
-    await writeFile(page, plainTextPage(text));
+    if (book) {
+      const html = await readFile(page, 'utf8');
+      await writeFile(page, html.replace(/<\/head>/i, '<link rel="stylesheet" href="style.css">\n</head>'));
+    }
   }
   const site = await singlePageSite(page, ctx.workDir);
   const css = PRINT_STYLESHEET + (options.break_before_h1 ? H1_PAGE_BREAKS : '');
