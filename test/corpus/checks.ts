@@ -176,11 +176,16 @@ export const isTarget: OutputCheck = async (file, target) => {
  */
 export const CASE_CHECKS: Array<(c: CaseContext) => Promise<ContentVerdict[]>> = CONTENT_CHECKS;
 
+/** Time each content check took, summed over cases (milliseconds). */
+export const CHECK_MS = new Map<string, number>();
+
 export async function contentVerdicts(c: CaseContext): Promise<ContentVerdict[]> {
   const all: ContentVerdict[] = [];
   for (const check of CASE_CHECKS) {
+    const started = Date.now();
     try {
       all.push(...(await check(c)));
+      CHECK_MS.set(check.name, (CHECK_MS.get(check.name) ?? 0) + Date.now() - started);
     } catch (e) {
       all.push({
         check: 'structure',

@@ -9,11 +9,12 @@ import { readFile } from 'node:fs/promises';
 import { execa } from 'execa';
 import sharp from 'sharp';
 import yauzl from 'yauzl';
+import { countFile } from '../../src/fidelity/counts.js';
 import {
   carriesWords,
-  markdownText,
   markupText,
   textOf,
+  textOfBytes,
   wordCounts,
   wordsKept,
 } from '../../src/fidelity/text.js';
@@ -137,8 +138,10 @@ export async function shownText(path: string, format: string): Promise<string | 
   if (PLAIN.has(format)) {
     const text = await decodeIndependently(path);
     if (text === undefined) return undefined;
-    if (format === 'md') return markdownText(text);
-    if (format === 'html' || format === 'xml') return markupText(text);
+    // Decoded here; the shown text of markup (not its head, comments or hidden parts) is then
+    // read from the UTF-8 bytes as the fidelity measure reads it.
+    if (format === 'md' || format === 'html' || format === 'xml')
+      return textOfBytes(Buffer.from(text, 'utf8'), format);
     return text;
   }
   return withTools(undefined, (run) => textOf(path, format as never, run)).catch(() => undefined);
@@ -194,6 +197,15 @@ export function mojibakeOf(source: string, output: string): string | undefined {
   return undefined;
 }
 
+const SHEETS = new Set(['xlsx', 'ods']);
+
+/** Worksheets of an XLSX or ODS workbook. */
+async function sheetCount(path: string): Promise<number> {
+  const { texts } = await readZip(path, (n) => n === 'xl/workbook.xml' || n === 'content.xml');
+  const book = texts.get('xl/workbook.xml') ?? texts.get('content.xml') ?? '';
+  return count(book, /<(sheet|table:table)[\s>]/g);
+}
+
 /** Words kept and no mojibake: both read the two texts, so they are taken together. */
 async function textChecks(c: CaseContext): Promise<ContentVerdict[]> {
   const output = c.outputs[0]!;
@@ -212,7 +224,12 @@ async function textChecks(c: CaseContext): Promise<ContentVerdict[]> {
   // Data and markup sources (JSON, YAML, XML, reST, TeX) carry keys and markup a document shows
   // differently; their script is judged, not their word recall.
   if (!carriesWords(c.from as never) || !carriesWords(c.to as never) || c.options?.pages) return verdicts;
+  if (SHEETS.has(c.from) && c.to === 'csv' && (await sheetCount(c.source)) > 1)
+    return [...verdicts, { check: 'words', ok: true, exempt: 'a CSV holds the first sheet of several' }];
   const sourceWords = wordCounts(source);
+  // A spreadsheet stores numbers and shows them through formats (a date is 42729 in the file):
+  // its words are judged, its numbers are not.
+  if (SHEETS.has(c.from)) for (const w of sourceWords.keys()) if (/^[\d.]+$/.test(w)) sourceWords.delete(w);
   const total = [...sourceWords.values()].reduce((a, b) => a + b, 0);
   if (c.from === 'pdf' && total < SCAN_WORDS)
     return [
@@ -299,10 +316,24 @@ async function picturesOf(path: string, format: string): Promise<number | undefi
   }
 }
 
-/** Pictures kept: distinct pictures larger than an icon, so a broken-image mark counts as none. */
+/**
+ * Pictures kept: the output's distinct pictures larger than an icon, so a broken-image mark counts
+ * as none, against the source's. An office source is counted as the fidelity measure counts it
+ * (a presentation's shown slides only; for a PDF, pixels and not drawings); an EPUB, whose
+ * package may hold a 1-pixel stand-in cover, by its pictures larger than an icon.
+ */
 async function picturesCheck(c: CaseContext): Promise<ContentVerdict[]> {
   if (!(c.to in MEDIA_FOLDER) && c.to !== 'pdf') return [];
-  const source = await picturesOf(c.source, c.from);
+  const source =
+    c.from === 'epub' || c.from === 'pdf'
+      ? await picturesOf(c.source, c.from)
+      : c.from in MEDIA_FOLDER
+        ? (
+            await withTools(undefined, (run) =>
+              countFile(c.source, c.from as never, run, { rasterOnly: c.to === 'pdf' }),
+            )
+          ).images
+        : undefined;
   if (!source) return [];
   const output = await picturesOf(c.outputs[0]!, c.to);
   if (output === undefined) return [];
@@ -402,7 +433,14 @@ async function structureCheck(c: CaseContext): Promise<ContentVerdict[]> {
     }
   }
   const sized = o.width !== undefined || o.height !== undefined || o.resolution !== undefined;
-  if (fromFamily === 'image' && toFamily === 'image' && !sized && c.outputs.length === 1) {
+  // A drawing (SVG) has no pixel size of its own: its units are drawn at the renderer's resolution.
+  if (
+    fromFamily === 'image' &&
+    toFamily === 'image' &&
+    !sized &&
+    c.outputs.length === 1 &&
+    c.from !== 'svg'
+  ) {
     const [a, b] = [await imageSize(c.source), await imageSize(out)];
     if (a && b) return [{ check: 'structure', ok: a === b, why: `${b} for ${a}` }];
   }

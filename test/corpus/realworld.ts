@@ -13,7 +13,7 @@ import { CONVERSION_DETAIL_CODES, isFileconvError } from '../../src/errors/index
 import { getFormat } from '../../src/formats/index.js';
 import { mapLimit } from '../../src/run/concurrency.js';
 import { runConversion } from '../../src/run/runner.js';
-import { contentVerdicts, isTarget, targetsFor } from './checks.js';
+import { CHECK_MS, contentVerdicts, isTarget, targetsFor } from './checks.js';
 import { type CorpusFile, fetchCorpus } from './fetch.js';
 import { type FidelityCase, measureCase, printFidelity } from './fidelity.js';
 import {
@@ -220,7 +220,10 @@ async function main(): Promise<number> {
     else if (rate < CONTENT_TARGET)
       console.log(`  ${source}: content-kept ${pct(rate)}, target ${pct(CONTENT_TARGET)}`);
   }
-  console.log(`  content checks and report pictures: ${Math.round(contentMs / 1000)} s of case time`);
+  const each = [...CHECK_MS].map(([n, ms]) => `${n} ${Math.round(ms / 1000)} s`).join(', ');
+  console.log(
+    `  content checks and report pictures: ${Math.round(contentMs / 1000)} s of case time (${each})`,
+  );
   console.log(`\nHTML report: ${await writeHtmlReport(conversions as ContentOutcome[])}`);
   const code = report(failures);
   const passed = conversions.filter((o) => o.ok).length;
