@@ -6,7 +6,8 @@ import { readFile } from 'node:fs/promises';
 import { execa } from 'execa';
 import Papa from 'papaparse';
 import { parse as parseYaml } from 'yaml';
-import { type CaseContext, CONTENT_CHECKS, type ContentVerdict } from './content.js';
+import { type CaseContext, type ContentVerdict, textChecks } from './content.js';
+import { picturesCheck, structureCheck } from './content-counts.js';
 
 const DOCUMENT = ['pdf', 'txt', 'html'];
 const SPREADSHEET = ['pdf', 'csv'];
@@ -171,10 +172,14 @@ export const isTarget: OutputCheck = async (file, target) => {
 
 /**
  * Content checks run on every output that passed the format check: words kept, no mojibake,
- * pictures kept, structure kept (test/corpus/content.ts). Each gives the verdicts that apply to
+ * pictures kept, structure kept (test/corpus/content.ts, content-counts.ts). Each gives the verdicts that apply to
  * the case; a case with none has no content measure. A check that throws is a failed verdict.
  */
-export const CASE_CHECKS: Array<(c: CaseContext) => Promise<ContentVerdict[]>> = CONTENT_CHECKS;
+export const CASE_CHECKS: Array<(c: CaseContext) => Promise<ContentVerdict[]>> = [
+  textChecks,
+  picturesCheck,
+  structureCheck,
+];
 
 /** Time each content check took, summed over cases (milliseconds). */
 export const CHECK_MS = new Map<string, number>();
