@@ -37,10 +37,11 @@ const CONVERSION_OVERALL = 0.98;
  */
 const FIDELITY_OVERALL = 0.99;
 /**
- * Content-kept floor per corpus source until CONTENT_TARGET is reached: the level last measured
- * (docs/corpus.md), so a regression fails the run.
+ * Content-kept floor per corpus source: the target (CONTENT_TARGET, 98%), which the Debian
+ * packages' files reach (docs/corpus.md). A source added below it gets its measured level here
+ * until its classes are fixed, so a regression fails the run.
  */
-const CONTENT_FLOOR = 0.9;
+const CONTENT_FLOOR = 0.98;
 const CASE_TIMEOUT_MS = 120_000;
 const PARALLEL = 2;
 /** Codes a broken file may end in: the conversion was refused for a stated reason. */
