@@ -199,7 +199,11 @@ export async function textChecks(c: CaseContext): Promise<ContentVerdict[]> {
   if (c.from === 'pdf' && total < SCAN_WORDS)
     return [
       ...verdicts,
-      { check: 'words', ok: true, exempt: 'scanned source: its words are what OCR reads' },
+      {
+        check: 'words',
+        ok: true,
+        exempt: 'a PDF without a text layer (scanned or drawn): its words are what OCR reads',
+      },
     ];
   const recall = wordsKept(sourceWords, wordCounts(out));
   if (recall === undefined) return verdicts;
