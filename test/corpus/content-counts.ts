@@ -86,14 +86,14 @@ async function picturesOf(path: string, format: string): Promise<number | undefi
 
 /**
  * Pictures kept: the output's distinct pictures larger than an icon, so a broken-image mark counts
- * as none, against the source's. An office source is counted as the fidelity measure counts it
- * (a presentation's shown slides only; for a PDF, pixels and not drawings); an EPUB, whose
- * package may hold a 1-pixel stand-in cover, by its pictures larger than an icon.
+ * as none, against the source's. A presentation is counted as the fidelity measure counts it (its
+ * shown slides only, for a PDF pixels and not drawings); other sources by their pictures larger
+ * than an icon (an EPUB's package may hold a 1-pixel stand-in cover).
  */
 export async function picturesCheck(c: CaseContext): Promise<ContentVerdict[]> {
   if (!(c.to in MEDIA_FOLDER) && c.to !== 'pdf') return [];
   const source =
-    c.from === 'epub' || c.from === 'pdf'
+    c.from !== 'pptx'
       ? await picturesOf(c.source, c.from)
       : c.from in MEDIA_FOLDER
         ? (
