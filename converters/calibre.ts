@@ -1,5 +1,6 @@
-import { copyFile, stat } from 'node:fs/promises';
+import { copyFile, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { decodeSource, encodingNote } from '../src/detect/text/encoding.js';
 import { type ConversionEdge, defineConverter, edgesBetween } from '../src/engine/contract.js';
 import { FileconvError } from '../src/errors/index.js';
 import { extensionOf, type FormatId } from '../src/formats/index.js';
@@ -19,10 +20,19 @@ const DOCUMENTS: FormatId[] = ['pdf', 'docx', 'txt'];
 const isLossy = (from: FormatId, to: FormatId) =>
   !((from === 'epub' && to === 'azw3') || (from === 'azw3' && to === 'epub'));
 
+/**
+ * An ebook printed or laid out as a document goes through calibre before pandoc and Chromium in
+ * two steps (5 + 10): calibre renders the book as a reader shows it, with its pictures and cover,
+ * its own fonts, tables and links, and reads books pandoc's EPUB reader cannot (a package file
+ * whose paths climb out of its folder, `../text/page.xhtml`). For EPUB to PDF the one-step
+ * pandoc-chromium engine (12) comes first, since it draws MathML every time; calibre is its fallback.
+ */
+const EBOOK_AS_DOCUMENT_COST = 14;
+
 const props = (from: FormatId, to: FormatId): Omit<ConversionEdge, 'from' | 'to'> => ({
   family: 'ebook',
   lossy: isLossy(from, to),
-  cost: 25,
+  cost: EBOOKS.includes(from) && (to === 'pdf' || to === 'docx') ? EBOOK_AS_DOCUMENT_COST : 25,
 });
 
 const EDGES: ConversionEdge[] = [
@@ -71,7 +81,12 @@ export default defineConverter({
       throw new FileconvError('ENCRYPTED_DOCUMENT');
     // ebook-convert chooses its reader and writer by file extension.
     const named = join(ctx.workDir, `input.${extensionOf(edge.from)}`);
-    await copyFile(input, named);
+    if (edge.from === 'txt') {
+      // Told UTF-8 (calibre's own guess reads Big5 or Shift_JIS as Latin-1): other encodings are decoded here.
+      const { text, encoding, confident } = decodeSource(await readFile(input), 'txt');
+      if (encoding !== 'UTF-8') ctx.log(encodingNote(encoding, confident));
+      await writeFile(named, text);
+    } else await copyFile(input, named);
     const output = join(outDir, `output.${extensionOf(edge.to)}`);
     ctx.progress(0.02);
     try {

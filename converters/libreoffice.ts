@@ -1,6 +1,6 @@
 import { copyFile, mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { decodeSource } from '../src/detect/text/encoding.js';
+import { decodeSource, encodingNote } from '../src/detect/text/encoding.js';
 import { type ConversionEdge, defineConverter, edgesBetween } from '../src/engine/contract.js';
 import { bool, defineOption, type OptionValues, oneOf } from '../src/engine/option-kit.js';
 import { optionsFor } from '../src/engine/options.js';
@@ -197,9 +197,9 @@ async function stripBom(path: string): Promise<void> {
  */
 async function writeUtf8Copy(input: string, copy: string, log: (m: string) => void): Promise<void> {
   const bytes = await readFile(input);
-  const { text, encoding } = decodeSource(bytes, 'txt');
+  const { text, encoding, confident } = decodeSource(bytes, 'txt');
   if (encoding === 'UTF-8') return copyFile(input, copy);
-  log(`read as ${encoding}`);
+  log(encodingNote(encoding, confident));
   await writeFile(copy, text);
 }
 

@@ -5,7 +5,7 @@ import { optionsFor } from '../src/engine/options.js';
 import type { FormatId } from '../src/formats/index.js';
 import { findBinary, probeBinary } from '../src/run/process.js';
 import { CHROMIUM_NAMES } from './chromium/launch.js';
-import { MARKUP_READERS, markupSite } from './chromium/markup.js';
+import { BOOK_READERS, MARKUP_READERS, markupSite } from './chromium/markup.js';
 import { PAGE_OPTIONS, PRINT_OPTIONS } from './chromium/options.js';
 import { closeBrowserPool } from './chromium/pool.js';
 import { renderSite } from './chromium/render.js';
@@ -24,16 +24,26 @@ const OPTIONS = {
   ),
 };
 
-const EDGES = edgesBetween([...Object.keys(MARKUP_READERS), 'txt', ...CODE_FORMATS] as FormatId[], ['pdf'], {
-  family: 'text',
-  lossy: false,
-  cost: 12,
-});
+const EDGES = [
+  ...edgesBetween([...Object.keys(MARKUP_READERS), 'txt', ...CODE_FORMATS] as FormatId[], ['pdf'], {
+    family: 'text',
+    lossy: false,
+    cost: 12,
+  }),
+  // A book printed as a document: lossy (its page layout and fonts are the print stylesheet's).
+  // Before calibre (14), whose MathJax sometimes misses its deadline on a loaded machine and leaves
+  // an equation out; calibre stays the fallback for books pandoc's reader cannot open.
+  ...edgesBetween(Object.keys(BOOK_READERS) as FormatId[], ['pdf'], {
+    family: 'ebook',
+    lossy: true,
+    cost: 12,
+  }),
+];
 
 export default defineConverter({
   name: 'pandoc-chromium',
   description:
-    'Markdown, reStructuredText, Org, plain text and source code (highlighted, with line numbers) to PDF: pandoc to HTML with a print stylesheet, printed by headless Chromium',
+    "Markdown, reStructuredText, Org, plain text, source code (highlighted, with line numbers) and EPUB books to PDF: pandoc to HTML with a print stylesheet (math as MathML, a book's pictures inside the page), printed by headless Chromium",
   packages: ['pandoc', 'chromium', 'fonts-dejavu-core'],
   edges: EDGES,
   options: OPTIONS,

@@ -1,6 +1,6 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { decodeSource } from '../src/detect/text/encoding.js';
+import { decodeSource, encodingNote } from '../src/detect/text/encoding.js';
 import { type ConversionEdge, defineConverter, edgesBetween } from '../src/engine/contract.js';
 import { FileconvError } from '../src/errors/index.js';
 import { extensionOf, type FormatId } from '../src/formats/index.js';
@@ -71,9 +71,9 @@ const CONTAINERS = new Set<FormatId>(['docx', 'odt', 'epub']);
  */
 async function utf8Source(input: string, format: FormatId, workDir: string, log: (m: string) => void) {
   const bytes = await readFile(input);
-  const { text, encoding } = decodeSource(bytes, format);
+  const { text, encoding, confident } = decodeSource(bytes, format);
   if (encoding === 'UTF-8') return input;
-  log(`read as ${encoding}`);
+  log(encodingNote(encoding, confident));
   const copy = join(workDir, `source.utf8.${extensionOf(format)}`);
   await writeFile(copy, text);
   return copy;
@@ -82,7 +82,7 @@ async function utf8Source(input: string, format: FormatId, workDir: string, log:
 export default defineConverter({
   name: 'pandoc',
   description:
-    "pandoc (sandboxed): markup and document formats through one document tree. Text in another encoding is re-encoded to UTF-8 first: by its byte order mark, else as UTF-8 when it is valid UTF-8, else by an HTML page's meta charset, else as windows-1252.",
+    'pandoc (sandboxed): markup and document formats through one document tree. Text in another encoding is re-encoded to UTF-8 first: by its byte order mark, else as UTF-8 when it is valid UTF-8, else by its declaration (meta charset, XML prolog), else by an encoding detector (Big5, GB18030, Shift_JIS, EUC-KR, windows and ISO-8859 code pages, KOI8-R); a guess without confidence is read as windows-1252 and said so in the timeline.',
   packages: ['pandoc'],
   edges: EDGES,
   concurrency: 2,
@@ -101,6 +101,14 @@ export default defineConverter({
     const output = join(outDir, `output.${extensionOf(edge.to)}`);
     const args = ['--sandbox', '-f', reader, '-t', writer.writer, '-o', output];
     if (writer.standalone) args.push('-s');
+    if (edge.to === 'html') {
+      // Math as MathML, which browsers draw (the default leaves TeX source on the page), and the
+      // container's pictures inside the page as data URLs: an EPUB's, DOCX's or ODT's media exist
+      // only in pandoc's memory, so a page that links them shows broken images. The sandbox still
+      // keeps the document from reading any file or URL: only the container's own media are embedded.
+      args.push('--mathml');
+      if (CONTAINERS.has(edge.from)) args.push('--self-contained');
+    }
     if (edge.to === 'odt') {
       // Printing pandoc's own default file reads no user input, so it runs outside the sandbox.
       const reference = join(ctx.workDir, 'reference.odt');

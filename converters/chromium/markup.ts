@@ -1,6 +1,6 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { decodeSource } from '../../src/detect/text/encoding.js';
+import { decodeSource, encodingNote } from '../../src/detect/text/encoding.js';
 import type { StepContext } from '../../src/engine/contract.js';
 import { FileconvError } from '../../src/errors/index.js';
 import type { FormatId } from '../../src/formats/index.js';
@@ -20,6 +20,9 @@ export const MARKUP_READERS: Partial<Record<FormatId, string>> = {
   rst: 'rst',
   org: 'org',
 };
+
+/** Books printed through HTML the same way: pandoc reads the EPUB, pictures and MathML included. */
+export const BOOK_READERS: Partial<Record<FormatId, string>> = { epub: 'epub' };
 
 /**
  * The default look of text printed through HTML: a readable serif body, sans-serif headings,
@@ -65,9 +68,12 @@ function plainTextPage(text: string): string {
 }
 
 /**
- * Turns a text document into a standalone HTML page beside the print stylesheet: pandoc (in its
- * sandbox, so the document can read no file or URL) for Markdown, reST, Org and source code
- * (highlighted); plain text as is.
+ * Turns a text document or a book into a standalone HTML page beside the print stylesheet: pandoc
+ * (in its sandbox, so the document can read no file or URL) for Markdown, reST, Org, source code
+ * (highlighted) and EPUB; plain text as is. Math becomes MathML, which Chromium draws. A book's
+ * pictures exist only inside its container, so they are carried in the page as data URLs
+ * (`--self-contained`, which cannot also read the stylesheet from the sandbox: the page links it
+ * afterwards).
  */
 export async function markupSite(
   input: string,
@@ -76,6 +82,7 @@ export async function markupSite(
   ctx: StepContext,
 ): Promise<Site> {
   const page = join(ctx.workDir, 'page.html');
+  const book = BOOK_READERS[from];
   // Source code is printed as one highlighted block: a Markdown document holding it as a fence.
   // Minified code (lines of thousands of characters) is printed as plain text, which wraps fast.
   let code = CODE_LANGUAGES[from] !== undefined;
@@ -83,12 +90,24 @@ export async function markupSite(
     ctx.log('printed without highlighting: the source has lines of thousands of characters (minified code)');
     code = false;
   }
-  const reader = code ? 'markdown' : MARKUP_READERS[from];
+  const reader = code ? 'markdown' : (MARKUP_READERS[from] ?? book);
+  let source = input;
+  if (code) source = await codeAsMarkdown(input, from, ctx.workDir);
+  else if (!book) {
+    // pandoc reads UTF-8 only, and the page is written as UTF-8: other encodings are decoded here.
+    const { text, encoding, confident } = decodeSource(await readFile(input), from);
+    if (encoding !== 'UTF-8') ctx.log(encodingNote(encoding, confident));
+    if (!reader) await writeFile(page, plainTextPage(text));
+    else if (encoding !== 'UTF-8') {
+      source = join(ctx.workDir, `source.utf8.${from}`);
+      await writeFile(source, text);
+    }
+  }
   if (reader) {
     const pandoc = findBinary(['pandoc']);
     if (!pandoc) throw new FileconvError('CONVERT_FAILED', 'pandoc is not installed.');
-    const source = code ? await codeAsMarkdown(input, from, ctx.workDir) : input;
-    const args = ['--sandbox', '-f', reader, '-t', 'html5', '-s', '--css', 'style.css'];
+    const args = ['--sandbox', '-f', reader, '-t', 'html5', '-s', '--mathml'];
+    args.push(...(book ? ['--self-contained'] : ['--css', 'style.css']));
     args.push('--metadata', `pagetitle=${code ? codeTitle(from) : 'Document'}`, '-o', page, '--', source);
     try {
       await runProcess(pandoc, args, ctx);
@@ -97,9 +116,10 @@ export async function markupSite(
         throw new FileconvError('MALFORMED_DOCUMENT', undefined, { cause: e });
       throw e;
     }
-  } else {
-    // UTF-16, UTF-32 and Latin-1 text is read by its byte order mark or bytes, not as UTF-8.
-    await writeFile(page, plainTextPage(decodeSource(await readFile(input), 'txt').text));
+    if (book) {
+      const html = await readFile(page, 'utf8');
+      await writeFile(page, html.replace(/<\/head>/i, '<link rel="stylesheet" href="style.css">\n</head>'));
+    }
   }
   const site = await singlePageSite(page, ctx.workDir);
   const css = PRINT_STYLESHEET + (options.break_before_h1 ? H1_PAGE_BREAKS : '');

@@ -3,6 +3,7 @@ import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import Papa from 'papaparse';
 import { parse as parseToml } from 'smol-toml';
 import { parse as parseYaml } from 'yaml';
+import { decodeSource } from '../../src/detect/text/encoding.js';
 import { FileconvError } from '../../src/errors/index.js';
 import type { FormatId } from '../../src/formats/index.js';
 import { type DataRecord, typedCell } from './shape.js';
@@ -20,14 +21,17 @@ function firstLine(e: unknown): string {
     .slice(0, 200);
 }
 
-/** Decodes text input strictly: invalid UTF-8 or NUL bytes mean the file is not a text format. */
+/**
+ * Decodes text input: UTF-8, or another encoding told by a byte order mark, a declaration or a
+ * confident guess (Big5, Shift_JIS, windows-1251...). NUL bytes outside UTF-16 and UTF-32, or
+ * bytes whose encoding cannot be told, mean the file is not readable text.
+ */
 export function decodeText(bytes: Buffer, format: string): string {
-  if (bytes.includes(0)) throw malformed(format, 'it contains binary data.');
-  try {
-    return new TextDecoder('utf-8', { fatal: true }).decode(bytes).replace(/^\uFEFF/, '');
-  } catch (e) {
-    throw malformed(format, 'it is not UTF-8 text.', e);
-  }
+  const { text, encoding, confident } = decodeSource(bytes, format as FormatId);
+  if (!confident) throw malformed(format, 'it is not UTF-8, and its encoding could not be told.');
+  if (!/^UTF-(16|32)/i.test(encoding) && bytes.includes(0))
+    throw malformed(format, 'it contains binary data.');
+  return text.replace(/^\uFEFF/, '');
 }
 
 /**

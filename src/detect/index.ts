@@ -32,6 +32,8 @@ export interface DetectReport {
   confidence: number;
   /** Present (true) when the file is password-protected: an encrypted Office, ODF or OOXML document. */
   encrypted?: true;
+  /** For text formats: the encoding the bytes are written in (`utf-8`, `big5`, `shift_jis`...). */
+  encoding?: string;
 }
 
 export interface DetectOptions {
@@ -67,6 +69,7 @@ export async function detect(file: string, options: DetectOptions = {}): Promise
     mime: detected.mime,
     confidence: finding.confidence,
     ...(finding.encrypted ? { encrypted: true as const } : {}),
+    ...(finding.encoding ? { encoding: finding.encoding } : {}),
   };
 }
 
@@ -126,7 +129,7 @@ async function detectSource(src: ByteSource): Promise<Finding> {
   if (signature) return signature;
   if (startsAsText(src.head)) {
     const text = (await sniffPastBlankHead(src)) ?? sniffText(src.head, src.complete);
-    if (text) return text;
+    if (text) return withEncoding(text, src);
   } else {
     const pdf = await pdfBehindJunk(src);
     if (pdf) return pdf;
@@ -137,7 +140,21 @@ async function detectSource(src: ByteSource): Promise<Finding> {
   if (padded) return padded;
   // Short signatures of formats outside the registry also match text (a UTF-16 BOM reads as an
   // MPEG frame sync; calendar and subtitle files are text): text that decodes cleanly wins.
-  return sniffText(src.head, src.complete) ?? magic ?? { id: 'bin', confidence: CONFIDENCE.UNKNOWN };
+  const text = sniffText(src.head, src.complete);
+  return text ? withEncoding(text, src) : (magic ?? { id: 'bin', confidence: CONFIDENCE.UNKNOWN });
+}
+
+/**
+ * A text finding with the encoding of its bytes. UTF-8 and UTF-16/32 by their marks are known from
+ * decoding the head; anything else (Big5, Shift_JIS, windows-1251...) is told by the encoding
+ * detector, loaded only then: most text is UTF-8 and detection's start-up stays small.
+ */
+async function withEncoding(finding: Finding, src: ByteSource): Promise<Finding> {
+  const decoded = decodeText(src.head, src.complete)?.encoding;
+  if (decoded && decoded !== 'latin1') return { ...finding, encoding: decoded };
+  const { sourceEncoding } = await import('./text/encoding.js');
+  const { encoding } = sourceEncoding(src.head, finding.id, !src.complete);
+  return { ...finding, encoding: encoding.toLowerCase() };
 }
 
 /** How far past a blank or zero-filled head detection looks for the first byte of content. */

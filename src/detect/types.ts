@@ -11,6 +11,8 @@ export interface Finding {
    * declared format among them is taken as the detected one, else `id` at the finding's confidence.
    */
   oneOf?: readonly FormatId[];
+  /** For text: the encoding its bytes are written in (lower case, WHATWG names). */
+  encoding?: string;
 }
 
 /**

@@ -6,6 +6,8 @@ import { readFile } from 'node:fs/promises';
 import { execa } from 'execa';
 import Papa from 'papaparse';
 import { parse as parseYaml } from 'yaml';
+import { type CaseContext, type ContentVerdict, textChecks } from './content.js';
+import { picturesCheck, structureCheck } from './content-counts.js';
 
 const DOCUMENT = ['pdf', 'txt', 'html'];
 const SPREADSHEET = ['pdf', 'csv'];
@@ -189,10 +191,33 @@ export const isTarget: OutputCheck = async (file, target) => {
 };
 
 /**
- * Checks run on every successful output after the format check, in order; the first complaint
- * fails the case. This is the hook for further measures (words kept, pages, duration): push a
- * function here, it receives the output path, the target id and the source entry's path.
+ * Content checks run on every output that passed the format check: words kept, no mojibake,
+ * pictures kept, structure kept (test/corpus/content.ts, content-counts.ts). Each gives the verdicts that apply to
+ * the case; a case with none has no content measure. A check that throws is a failed verdict.
  */
-export const CASE_CHECKS: Array<
-  (output: string, target: string, source: string) => Promise<string | undefined>
-> = [];
+export const CASE_CHECKS: Array<(c: CaseContext) => Promise<ContentVerdict[]>> = [
+  textChecks,
+  picturesCheck,
+  structureCheck,
+];
+
+/** Time each content check took, summed over cases (milliseconds). */
+export const CHECK_MS = new Map<string, number>();
+
+export async function contentVerdicts(c: CaseContext): Promise<ContentVerdict[]> {
+  const all: ContentVerdict[] = [];
+  for (const check of CASE_CHECKS) {
+    const started = Date.now();
+    try {
+      all.push(...(await check(c)));
+      CHECK_MS.set(check.name, (CHECK_MS.get(check.name) ?? 0) + Date.now() - started);
+    } catch (e) {
+      all.push({
+        check: 'structure',
+        ok: false,
+        why: `check crashed: ${(e as Error).message.split('\n')[0]}`,
+      });
+    }
+  }
+  return all;
+}

@@ -10,15 +10,17 @@ export interface Gate {
   detectionPerFormat: number;
   conversions: number;
   fidelity: number;
+  /** Share of the cases a content check applies to whose words, script, pictures and structure are kept. */
+  content: number;
   /**
    * Set while a source's misses are still being fixed: the thresholds above are printed as
    * targets, and the run fails only under these floors (today's measured figures, to be raised
    * as classes are fixed, never lowered).
    */
-  floor?: { detection: number; conversions: number; fidelity: number; weakFormats: number };
+  floor?: { detection: number; conversions: number; fidelity: number; content: number; weakFormats: number };
 }
 
-const TARGETS = { detection: 0.98, detectionPerFormat: 0.9, conversions: 0.98, fidelity: 0.99 };
+const TARGETS = { detection: 0.98, detectionPerFormat: 0.9, conversions: 0.98, fidelity: 0.99, content: 0.98 };
 
 export const GATES: Record<SourceName, Gate> = {
   debian: TARGETS,
@@ -26,7 +28,7 @@ export const GATES: Record<SourceName, Gate> = {
     ...TARGETS,
     // Measured (docs/corpus.md): detection 98.5% with m4a, ps and txt under 90%, conversions
     // 97.7% of the sample, fidelity 94.0%. Raise with each fixed class; never lower.
-    floor: { detection: 0.98, conversions: 0.97, fidelity: 0.935, weakFormats: 3 },
+    floor: { detection: 0.98, conversions: 0.97, fidelity: 0.935, content: 0.9, weakFormats: 3 },
   },
 };
 

@@ -14,9 +14,18 @@ import { CONVERSION_DETAIL_CODES, isFileconvError } from '../../src/errors/index
 import { getFormat } from '../../src/formats/index.js';
 import { mapLimit } from '../../src/run/concurrency.js';
 import { runConversion } from '../../src/run/runner.js';
-import { CASE_CHECKS, isTarget, targetsFor } from './checks.js';
+import { CHECK_MS, contentVerdicts, isTarget, targetsFor } from './checks.js';
 import { type FidelityCase, measureCase, printFidelity } from './fidelity.js';
 import { GATES, type Gate, MIN_FILES_PER_FORMAT, sampleCases } from './gates.js';
+import {
+  type ContentOutcome,
+  contentKept,
+  printContent,
+  resetReport,
+  sampled,
+  viewCase,
+  writeHtmlReport,
+} from './report.js';
 import { fetchSources, SOURCES, type SourcedFile, type SourceName } from './sources.js';
 
 type CorpusFile = SourcedFile;
@@ -25,7 +34,7 @@ const PARALLEL = 2;
 /** Codes a broken file may end in: the conversion was refused for a stated reason. */
 const CLEAR_CODES = new Set<string>([...CONVERSION_DETAIL_CODES, 'UNSUPPORTED_CONVERSION']);
 
-interface Outcome {
+interface Outcome extends Partial<ContentOutcome> {
   name: string;
   format: string;
   ok: boolean;
@@ -77,6 +86,9 @@ const refusedForLackingStream = (f: CorpusFile, e: unknown) =>
 
 const isBroken = (f: CorpusFile) => f.cut !== undefined || f.broken === true || f.encrypted === true;
 
+/** Time spent in the content checks and the report's pictures, summed over cases. */
+let contentMs = 0;
+
 /** Converts as a user would: a PDF without a text layer is tried again with OCR, as NEEDS_OCR advises. */
 async function convertLikeAUser(f: CorpusFile, from: string, to: string, outDir: string) {
   const run = async (options?: unknown) => ({
@@ -103,14 +115,28 @@ async function convertCase(f: CorpusFile, from: string | undefined, to: string):
     const outputs = result.files.map((file) => file.path);
     const output = outputs[0];
     if (!output) return { name, format: f.format, ok: false, why: 'no output' };
-    for (const check of [isTarget, ...CASE_CHECKS.map((c) => (o: string, t: string) => c(o, t, f.file))]) {
-      const why = await check(output, to);
-      if (why === 'empty output' && f.empty) continue;
-      if (why) return { name, format: f.format, ok: false, why };
+    const why = await isTarget(output, to);
+    if (why && !(why === 'empty output' && f.empty)) {
+      const view = await viewCase(name, f.file, from, output, to);
+      return { name, format: f.format, ok: false, why, view };
     }
-    // A broken file's output is a salvage, not a copy: only whole files are held to the floors.
-    const fidelity = isBroken(f) ? undefined : await measureCase(name, from, to, f.file, outputs, options);
-    return { name, format: f.format, ok: true, fidelity };
+    // A broken file's output is a salvage, not a copy: only whole files are held to the floors
+    // and to the content checks.
+    if (isBroken(f)) return { name, format: f.format, ok: true };
+    const fidelity = await measureCase(name, from, to, f.file, outputs, options);
+    const checking = Date.now();
+    const content = await contentVerdicts({
+      source: f.file,
+      from,
+      to,
+      outputs,
+      options: options as Record<string, unknown>,
+    });
+    const shown =
+      sampled(name) || contentKept({ name, format: f.format, source: '', ok: true, content }) === false;
+    const view = shown ? await viewCase(name, f.file, from, output, to) : undefined;
+    contentMs += Date.now() - checking;
+    return { name, format: f.format, ok: true, fidelity, content, view };
   } catch (e) {
     const code = isFileconvError(e) ? e.code : undefined;
     if (isBroken(f) && code && CLEAR_CODES.has(code)) return { name, format: f.format, ok: true };
@@ -154,7 +180,12 @@ const pct = (r: number) => `${(r * 100).toFixed(1)}%`;
 function judge(
   source: SourceName,
   gate: Gate,
-  figures: { detection: ReturnType<typeof table>; conversions?: number; fidelity?: number },
+  figures: {
+    detection: ReturnType<typeof table>;
+    conversions?: number;
+    fidelity?: number;
+    content?: number;
+  },
 ) {
   const weak = [...figures.detection.perFormat]
     .filter(([, [rate, n]]) => n >= MIN_FILES_PER_FORMAT && rate < gate.detectionPerFormat)
@@ -169,6 +200,9 @@ function judge(
       : '',
     figures.fidelity !== undefined && figures.fidelity < gate.fidelity
       ? `fidelity ${pct(figures.fidelity)} < ${pct(gate.fidelity)}`
+      : '',
+    figures.content !== undefined && figures.content < gate.content
+      ? `content kept ${pct(figures.content)} < ${pct(gate.content)}`
       : '',
   ].filter(Boolean);
   if (!gate.floor) return under.map((u) => `${source}: ${u}`);
@@ -188,6 +222,9 @@ function judge(
     figures.fidelity !== undefined && figures.fidelity < floor.fidelity
       ? `fidelity ${pct(figures.fidelity)} < floor ${pct(floor.fidelity)}`
       : '',
+    figures.content !== undefined && figures.content < floor.content
+      ? `content kept ${pct(figures.content)} < floor ${pct(floor.content)}`
+      : '',
   ]
     .filter(Boolean)
     .map((u) => `${source}: ${u}`);
@@ -199,6 +236,7 @@ async function convertAll(cases: { f: CorpusFile; to: string }[], sources: Map<s
   let done = 0;
   const outcomes = await mapLimit(cases, PARALLEL, async ({ f, to }) => {
     const outcome = await convertCase(f, sources.get(f.name), to);
+    outcome.source = f.source;
     if (++done % 100 === 0)
       console.log(`  ${done}/${cases.length} cases, ${Math.round((Date.now() - started) / 1000)} s`);
     return outcome;
@@ -216,6 +254,8 @@ async function main(): Promise<number> {
   const { bytes, named, sources } = await detectAll(chosen);
   const failures: string[] = [];
   const summary: string[] = [];
+  const converted: Outcome[] = [];
+  await resetReport();
   const sourceOf = new Map(chosen.map((f) => [f.name, f.source]));
   for (const source of SOURCES) {
     const mine = (o: Outcome) => sourceOf.get(o.name) === source;
@@ -231,6 +271,7 @@ async function main(): Promise<number> {
     );
     let conversions: number | undefined;
     let fidelity: number | undefined;
+    let content: number | undefined;
     if (!process.argv.includes('--detect-only')) {
       const cases =
         source === 'upstream'
@@ -242,20 +283,30 @@ async function main(): Promise<number> {
               })),
             );
       const outcomes = await convertAll(cases, sources);
+      converted.push(...outcomes);
       conversions = table(
         `[${source}] Conversions (output checked by file/ffprobe/pdfinfo/parsers)`,
         outcomes,
       ).rate;
       fidelity = printFidelity(outcomes.flatMap((o) => (o.fidelity ? [o.fidelity] : [])));
+      content = printContent(outcomes as ContentOutcome[]).get(source);
       const passed = outcomes.filter((o) => o.ok).length;
       console.log(`\n[${source}] ${passed} passed, ${outcomes.length - passed} failed`);
     }
-    failures.push(...judge(source, GATES[source], { detection, conversions, fidelity }));
+    failures.push(...judge(source, GATES[source], { detection, conversions, fidelity, content }));
     summary.push(
       `${source}: ${of.length} files, detection ${pct(detection.rate)} (bytes alone ${pct(raw.rate)})` +
         (conversions !== undefined ? `, conversions ${pct(conversions)}` : '') +
-        (fidelity !== undefined ? `, fidelity ${pct(fidelity)}` : ''),
+        (fidelity !== undefined ? `, fidelity ${pct(fidelity)}` : '') +
+        (content !== undefined ? `, content kept ${pct(content)}` : ''),
     );
+  }
+  if (converted.length) {
+    const each = [...CHECK_MS].map(([n, ms]) => `${n} ${Math.round(ms / 1000)} s`).join(', ');
+    console.log(
+      `\n  content checks and report pictures: ${Math.round(contentMs / 1000)} s of case time (${each})`,
+    );
+    console.log(`\nHTML report: ${await writeHtmlReport(converted as ContentOutcome[])}`);
   }
   console.log(`\nSummary\n  ${summary.join('\n  ')}`);
   return report(failures);

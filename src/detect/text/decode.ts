@@ -63,7 +63,7 @@ function utf32(bytes: Buffer, encoding: 'utf-32le' | 'utf-32be', complete: boole
 }
 
 /** UTF-16 text without a BOM: mostly-ASCII text leaves every other byte zero. */
-function guessUtf16(head: Buffer): 'utf-16le' | 'utf-16be' | undefined {
+export function guessUtf16(head: Buffer): 'utf-16le' | 'utf-16be' | undefined {
   const n = Math.min(head.length, 1024) & ~1;
   if (n < 4) return undefined;
   let zeroEven = 0;

@@ -50,6 +50,10 @@ export const detectReportSchema = z
       description:
         'Present when the file is password-protected (an encrypted Office, OOXML or ODF document); convert it with the option password.',
     }),
+    encoding: z.string().optional().meta({
+      description:
+        'For text: the encoding its bytes are written in, as WHATWG names it (utf-8, utf-16le, big5, shift_jis, windows-1251...).',
+    }),
   })
   .meta({ id: 'DetectReport' });
 
