@@ -8,7 +8,14 @@ export const SANDBOX_PACKAGES = ['bubblewrap'];
  * Tools the browser tests (chromium), the detection benchmark (file, /usr/bin/time) and the
  * PostgreSQL store tests (postgresql: initdb and postgres for a throwaway cluster) use.
  */
-export const TEST_TOOL_PACKAGES = ['chromium', 'file', 'time', 'postgresql', 'libimage-exiftool-perl', 'uchardet'];
+export const TEST_TOOL_PACKAGES = [
+  'chromium',
+  'file',
+  'time',
+  'postgresql',
+  'libimage-exiftool-perl',
+  'uchardet',
+];
 
 /** Debian packages among `packages` that are not installed (dpkg's view). */
 export async function missingPackages(packages: readonly string[]): Promise<string[]> {

@@ -20,7 +20,13 @@ export interface Gate {
   floor?: { detection: number; conversions: number; fidelity: number; content: number; weakFormats: number };
 }
 
-const TARGETS = { detection: 0.98, detectionPerFormat: 0.9, conversions: 0.98, fidelity: 0.99, content: 0.98 };
+const TARGETS = {
+  detection: 0.98,
+  detectionPerFormat: 0.9,
+  conversions: 0.98,
+  fidelity: 0.99,
+  content: 0.98,
+};
 
 export const GATES: Record<SourceName, Gate> = {
   debian: TARGETS,
