@@ -78,8 +78,8 @@ export function explain(error: ApiErrorBody, status = 0): Explanation {
     case 'ENCRYPTED_DOCUMENT':
       return {
         title: 'This document is password-protected',
-        what: 'The engines cannot open an encrypted file.',
-        todo: 'Remove the password in the program that made it, save a copy, and try again.',
+        what: 'It cannot be opened without its password, or the password given was not the right one.',
+        todo: 'Enter its password in the Password field among the options (for a PDF, the Unlock tool) and convert again.',
       };
     case 'MALFORMED_DOCUMENT':
       return {
