@@ -27,6 +27,16 @@ describe('source code from its content', () => {
       'a PHP page that prints HTML is PHP',
     ],
     [
+      '<!DOCTYPE html>\n<html>\n<head><title>Search</title></head>\n<body>\n<?php\n$query = $_GET["q"];\nif ($query) {\n  echo htmlspecialchars($query);\n}\n?>\n</body>\n</html>\n',
+      'php',
+      'a PHP page that opens with its HTML and has PHP blocks further down',
+    ],
+    [
+      '#include "Parser.hxx"\n\nParser::Parser(Input const &input)\n  : m_input(input)\n{\n}\n\nParser::~Parser()\n{\n  try {\n    close();\n  }\n  catch (const ParseException &) {\n  }\n}\n\nint Parser::version() const\n{\n  return m_version;\n}\n',
+      'cpp',
+      "C++: a class's code out of its header, constructor, destructor and catch, no std::",
+    ],
+    [
       'package main\n\nimport (\n\t"fmt"\n\t"os"\n)\n\nfunc main() {\n\tif err := run(); err != nil {\n\t\tfmt.Println(err)\n\t\tos.Exit(1)\n\t}\n}\n',
       'go',
       'Go: package clause, import block, func',
@@ -106,7 +116,17 @@ describe('source code from its content', () => {
       'txt',
       'bracketed headings over prose are not INI',
     ],
-  ])('%#: prose stays prose: %s -> %s (%s)', (text, id) => {
+    [
+      '<!DOCTYPE html>\n<html><body>\n<p>A script starts with <code>&lt;?php</code>.</p>\n</body></html>\n',
+      'html',
+      'a page that shows the PHP tag escaped is a page',
+    ],
+    [
+      '#include <stdio.h>\n\nstruct parser { int version; };\n\nint parser_version(const struct parser *p)\n{\n  return p->version;\n}\n',
+      'c',
+      'C with a struct and functions is no C++',
+    ],
+  ])('%#: prose stays prose, and neighbours stay apart: %s -> %s (%s)', (text, id) => {
     expect(sniff(text)).toBe(id);
   });
 });

@@ -43,6 +43,9 @@ export function sniffDecoded(doc: DecodedText): Finding {
   // PHP opens with its tag; after it comes code or the HTML it prints, not an XML prolog.
   if (/^\s*<\?php\b/.test(text)) return { id: 'php', confidence: CONFIDENCE.STRONG_TEXT };
   const markup = sniffMarkup(text);
+  // A page with PHP blocks further down is a PHP template, whatever HTML it opens with: the
+  // `<?php` tag is no HTML, and the file is the server's program, not the page a browser gets.
+  if (markup?.id === 'html' && /<\?php\b/.test(text)) return { id: 'php', confidence: markup.confidence };
   if (markup) return markup;
   const lines = wholeLines(doc);
   const data = sniffJson(doc, lines) ?? sniffToml(doc, lines) ?? sniffYaml(doc, lines);

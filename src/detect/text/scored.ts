@@ -147,6 +147,10 @@ const TRAITS: Record<FormatId, Trait[]> = {
     [/^\s*(public|private|protected):\s*$/m, 2],
     [/\w::~?\w+\s*\(/, 2],
     [/\b(nullptr|constexpr|noexcept)\b|\bvirtual\s+\w/, 2],
+    // A class's code written out of its header names no std:: and no template: its constructors
+    // and destructors (`Parser::Parser(`, `Parser::~Parser(`) and references caught by catch.
+    [/^\s*(\w+)::~?\1\s*\(/m, 3],
+    [/\bcatch\s*\(\s*(const\s+)?[\w:]+(\s+const)?\s*&/, 2],
   ],
   go: [
     [/^package \w+\s*$/m, 3],
