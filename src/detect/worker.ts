@@ -24,6 +24,7 @@ export default async function runDetectTask(task: DetectTask): Promise<DetectTas
         mime: r.mime,
         confidence: r.confidence,
         ...(r.encrypted ? { encrypted: r.encrypted } : {}),
+        ...(r.encoding ? { encoding: r.encoding } : {}),
       },
     };
   } catch (e) {

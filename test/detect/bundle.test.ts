@@ -1,8 +1,9 @@
 // The built `fileconv detect` (dist/detect-main.js, one self-contained file for start-up speed)
 // must answer exactly as the detector does from the sources, and load no package at run time.
 import { execFile } from 'node:child_process';
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { isBuiltin } from 'node:module';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { detect } from '../../src/detect/index.js';
@@ -61,8 +62,36 @@ describe('the built detect command', () => {
     expect(specifiers.filter((s) => !isBuiltin(s))).toEqual([]);
   });
 
-  it('leaves out the encoding sniffer, which only conversions use', () => {
-    // html-encoding-sniffer and its encoding tables cost start-up time and detection never calls them.
-    expect(readFileSync(BUNDLE, 'utf8')).not.toContain('node_modules/html-encoding-sniffer');
+  it('names the encoding of text that is not UTF-8, as detect() does (declared, or told by the detector)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'fileconv-bundle-'));
+    try {
+      const page = join(dir, 'page.html');
+      // "Привет, мир: это страница." in windows-1251 (iconv -t WINDOWS-1251).
+      const cyrillic = Buffer.from('cff0e8e2e5f22c20ece8f03a20fdf2ee20f1f2f0e0ede8f6e02e', 'hex');
+      writeFileSync(
+        page,
+        Buffer.concat([Buffer.from('<html><head><meta charset="windows-1251"></head><body><p>'), cyrillic]),
+      );
+      const text = join(dir, 'notes.txt');
+      // "你好，世界。這是一個測試。" in Big5 (iconv -t BIG5), repeated.
+      const big5 = Buffer.from('a741a66ea141a540acc9a143b36fac4fa440add3b4fab8d5a143', 'hex');
+      writeFileSync(text, Buffer.concat(Array.from({ length: 8 }, () => big5)));
+      const stdout = await new Promise<string>((resolve, reject) => {
+        execFile(process.execPath, [CLI, 'detect', '--json', page, text], (error, out) =>
+          error && error.code !== 3 ? reject(error) : resolve(out),
+        );
+      });
+      const rows = stdout
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l));
+      expect(rows.map((r) => r.encoding)).toEqual([
+        (await detect(page)).encoding,
+        (await detect(text)).encoding,
+      ]);
+      expect(rows.map((r) => r.encoding)).toEqual(['windows-1251', 'big5']);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -15,12 +15,12 @@ export const STRICT_FORMATS: ReadonlySet<FormatId> = new Set([
 ]);
 
 /**
- * Formats whose declared name detection weighs against the bytes (prose, code, and the strict
- * formats it can check the text against); for these the detected format already has the last word.
- * Kept apart from named.ts so the server's source-format rule loads no parser.
+ * Formats whose declared name detection weighs against the bytes (plain text, prose, code, and the
+ * strict formats it can check the text against); for these the detected format already has the
+ * last word. Kept apart from named.ts so the server's source-format rule loads no parser.
  */
 export function nameable(id: FormatId): boolean {
-  return getFormat(id)?.family === 'code' || PROSE_FORMATS.has(id) || STRICT_FORMATS.has(id);
+  return id === 'txt' || getFormat(id)?.family === 'code' || PROSE_FORMATS.has(id) || STRICT_FORMATS.has(id);
 }
 
 /**

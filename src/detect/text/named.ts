@@ -26,6 +26,9 @@ function isGuess(declared: FormatId, finding: Finding): boolean {
   if (finding.confidence >= CONFIDENCE.STRONG_TEXT) return false;
   if (finding.id === 'txt') return true;
   const family = familyOf(finding.id);
+  // A `.txt` name claims plain text: it overrules code read from a few traits (a CMake list, a
+  // change log), not prose markup, which is often written as `.txt` (docutils' reST).
+  if (declared === 'txt') return finding.confidence <= CONFIDENCE.HEURISTIC && family === 'code';
   // Prose and code readings from a few traits; other readings (a table, a partial parse) stand.
   return finding.confidence <= CONFIDENCE.HEURISTIC && (family === 'text' || family === 'code');
 }
@@ -41,7 +44,7 @@ const STRICT: Partial<Record<FormatId, (text: string, complete: boolean) => bool
   svg: (t) => t.startsWith('<'),
   html: (t) => t.startsWith('<'),
   fb2: (t) => t.startsWith('<'),
-  json: (t) => t.startsWith('{') || t.startsWith('['),
+  json: (t, complete) => t.startsWith('{') || t.startsWith('[') || (complete && isJsonValue(t)),
   jsonl: (t) => t.startsWith('{') || t.startsWith('['),
   yaml: (t, complete) => (complete ? yamlContainer(t) : t.split('\n', 20).every((l) => YAML_LINE.test(l))),
 };
@@ -51,6 +54,16 @@ function plausibleAs(declared: FormatId, text: string, complete: boolean): boole
   // A PHP page may open with the HTML it prints; no other code or prose file opens with markup.
   if (declared === 'php') return !text.startsWith('<') || /<\?(php|=)/.test(text);
   return !text.startsWith('<');
+}
+
+/** A whole JSON text that is a single scalar (`42`, `"name"`, `true`) is still JSON. */
+function isJsonValue(text: string): boolean {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 function yamlContainer(text: string): boolean {
