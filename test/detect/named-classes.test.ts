@@ -53,6 +53,38 @@ describe('a name the text cannot be', () => {
     expect(sourceFormatOf(report)).toBe('html');
   });
 
+  it.each([
+    ['42', 'a number'],
+    ['"a name"', 'a string'],
+    ['true\n', 'a boolean'],
+  ])('a whole JSON scalar named .json is json (%s, %s)', async (text) => {
+    const report = await detect(write('value.json', text));
+    expect(report).toMatchObject({ declared: 'json', detected: 'json', match: true });
+    expect(sourceFormatOf(report)).toBe('json');
+  });
+
+  it.each([
+    [
+      'CMakeLists.txt',
+      'cmake_minimum_required(VERSION 3.10)\nproject(demo C)\nadd_library(demo STATIC demo.c util.c)\ntarget_include_directories(demo PUBLIC include)\nif(MSVC)\n  add_definitions(-D_CRT_SECURE_NO_WARNINGS)\nendif()\n',
+    ],
+    [
+      'Changelog.txt',
+      '2020-10-14 Jane Roe <jane@example.org>\n\n * Release 0.20.2\n Reverted 0.20.1 change:\n   - const buffer for open_buffer() and open_bayer() calls\n Because of the 0.20.0 ABI break\n\n * Fixes:\n   - exif callback is called on GPS and Interop IFDs\n   - LibRaw::adjust_sizes_info_only() keeps the flip\n',
+    ],
+  ])('a .txt name on text that only looks like code stays plain text (%s)', async (name, text) => {
+    const report = await detect(write(name, text));
+    expect(report).toMatchObject({ declared: 'txt', detected: 'txt', match: true });
+    expect(sourceFormatOf(report)).toBe('txt');
+  });
+
+  it('a .txt name does not overrule reST that shows its markup (docutils writes .txt)', async () => {
+    const rst =
+      'Title\n=====\n\nA paragraph with ``literal`` text.\n\n.. note::\n\n   A directive.\n\nSection\n-------\n\n* item one\n* item two\n';
+    const report = await detect(write('guide.txt', rst));
+    expect(sourceFormatOf(report)).toBe('rst');
+  });
+
   it('a YAML list of strings named .yaml is yaml (a name the text can be)', async () => {
     const report = await detect(write('list.yaml', '- one\n- two\n- three\n'));
     expect(report).toMatchObject({ declared: 'yaml', detected: 'yaml', match: true });
