@@ -66,11 +66,7 @@ describe('a name the text cannot be', () => {
   it.each([
     [
       'CMakeLists.txt',
-      'cmake_minimum_required(VERSION 3.10)\nproject(demo C)\nadd_library(demo STATIC demo.c util.c)\ntarget_include_directories(demo PUBLIC include)\nif(MSVC)\n  add_definitions(-D_CRT_SECURE_NO_WARNINGS)\nendif()\n',
-    ],
-    [
-      'Changelog.txt',
-      '2020-10-14 Jane Roe <jane@example.org>\n\n * Release 0.20.2\n Reverted 0.20.1 change:\n   - const buffer for open_buffer() and open_bayer() calls\n Because of the 0.20.0 ABI break\n\n * Fixes:\n   - exif callback is called on GPS and Interop IFDs\n   - LibRaw::adjust_sizes_info_only() keeps the flip\n',
+      'cmake_minimum_required(VERSION 3.1)\nproject(demo)\n\nset(CMAKE_C_FLAGS "${CMAKE_C_FLAGS} -Wall")\nset(SOURCES\n    src/demo.c\n    src/util.c\n)\nadd_executable(demo ${SOURCES})\nadd_custom_target(check\n    COMMAND $(MAKE) -C tests all\n    DEPENDS demo\n    WORKING_DIRECTORY ${CMAKE_BINARY_DIR})\nadd_custom_command(OUTPUT demo.1\n    COMMAND help2man ./demo > demo.1\n    DEPENDS demo)\ninstall(TARGETS demo RUNTIME DESTINATION bin)\n',
     ],
   ])('a .txt name on text that only looks like code stays plain text (%s)', async (name, text) => {
     const report = await detect(write(name, text));
