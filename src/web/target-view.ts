@@ -19,7 +19,6 @@ export interface TargetViewHooks {
  */
 export const PAGE_OPTIONS: readonly string[] = [
   'paper',
-  'orientation',
   'landscape',
   'margin',
   'scale',
@@ -102,8 +101,9 @@ export class TargetView {
     const rank = (c: Conversion) => USUAL_TARGETS.indexOf(c.to);
     // what keeps the content's kind (png to jpg) before what reads it (png to txt through OCR)
     const special = (c: Conversion) => Number(c.family in FAMILY_LABELS);
+    // A conversion into the same format is an operation (compress, pages): not a usual target.
     const usual = all
-      .filter((c) => rank(c) >= 0)
+      .filter((c) => rank(c) >= 0 && c.to !== source)
       .sort((a, b) => special(a) - special(b) || rank(a) - rank(b));
     const form = h('form', { attrs: { id: 'target-form' } });
     if (usual.length === 0) {
