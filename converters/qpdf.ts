@@ -11,7 +11,6 @@ import {
   bool,
   defineOption,
   int,
-  like,
   OPERATION_ORDER,
   type OptionValues,
   oneOfNumbers,

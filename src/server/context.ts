@@ -1,5 +1,3 @@
-import type { HttpBindings } from '@hono/node-server';
-import type { Context } from 'hono';
 import type { Logger } from 'pino';
 import type { OptionSecrets } from '../core/option-secrets.js';
 import { anonymousIdentity } from '../identity/client-ip.js';
