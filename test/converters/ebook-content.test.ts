@@ -47,20 +47,6 @@ The wave energy is $$E = \\int_{0}^{\\infty} \\rho g \\, h^{2} \\, dx$$ for a wa
 
 let epub: string;
 
-beforeAll(async () => {
-  if (!ready) return;
-  await sharp({ create: { width: 320, height: 200, channels: 3, background: '#2b6cb0' } })
-    .png()
-    .toFile(join(dir, 'chart.png'));
-  await sharp({ create: { width: 240, height: 300, channels: 3, background: '#c05621' } })
-    .jpeg()
-    .toFile(join(dir, 'lighthouse.jpg'));
-  writeFileSync(join(dir, 'book.md'), BOOK);
-  epub = join(dir, 'book.epub');
-  // pandoc's EPUB writer with MathML: how books carry equations.
-  execFileSync('pandoc', ['book.md', '-o', epub, '--mathml'], { cwd: dir });
-}, 60_000);
-
 async function convert(to: 'pdf' | 'docx' | 'html'): Promise<string> {
   const result = await runConversion({ input: epub, from: 'epub', to, outDir: dir, baseName: `book-${to}` });
   return result.files[0]!.path;
@@ -79,6 +65,19 @@ function pdfPictures(pdf: string): string[] {
 describe.skipIf(!ready)(
   'an EPUB with pictures, math, a table and a link (skipped: needs calibre, pandoc, qpdf)',
   () => {
+    beforeAll(async () => {
+      await sharp({ create: { width: 320, height: 200, channels: 3, background: '#2b6cb0' } })
+        .png()
+        .toFile(join(dir, 'chart.png'));
+      await sharp({ create: { width: 240, height: 300, channels: 3, background: '#c05621' } })
+        .jpeg()
+        .toFile(join(dir, 'lighthouse.jpg'));
+      writeFileSync(join(dir, 'book.md'), BOOK);
+      epub = join(dir, 'book.epub');
+      // pandoc's EPUB writer with MathML: how books carry equations.
+      execFileSync('pandoc', ['book.md', '-o', epub, '--mathml'], { cwd: dir });
+    }, 60_000);
+
     it('to PDF keeps every picture, draws the equation, and keeps the table and the link', async () => {
       const pdf = await convert('pdf');
       expect(pdfPictures(pdf).sort()).toEqual(['240x300', '320x200']);
