@@ -126,7 +126,7 @@ export class BatchView {
         chosen.source = this.catalog().sources().includes(guess) ? guess : '';
       }
       if (generation !== this.generation) return;
-      this.renderList();
+      this.showSource(chosen);
     }
     this.fillTargets();
     this.convertButton.disabled = this.target.options.length === 0;
@@ -147,6 +147,18 @@ export class BatchView {
     if (common.length === 0)
       this.target.append(h('option', { attrs: { value: '' }, text: 'no format in common' }));
     for (const to of common) this.target.append(h('option', { attrs: { value: to }, text: to }));
+  }
+
+  /** Updates one file's line in place, so a button the keyboard is on stays where it is. */
+  private showSource(chosen: Chosen): void {
+    const index = this.files.indexOf(chosen);
+    const meta = this.list.children[index]?.querySelector('.meta');
+    if (meta) meta.textContent = this.describe(chosen);
+  }
+
+  private describe(chosen: Chosen): string {
+    const type = chosen.source === null ? 'checking…' : chosen.source || 'unknown type';
+    return `${formatBytes(chosen.file.size)} · ${type}`;
   }
 
   private renderList(): void {
@@ -174,10 +186,7 @@ export class BatchView {
           'li',
           { attrs: { 'data-file': name } },
           h('span', { class: 'file-name', text: name }),
-          h('span', {
-            class: 'meta',
-            text: `${formatBytes(chosen.file.size)} · ${chosen.source === null ? 'checking…' : chosen.source || 'unknown type'}`,
-          }),
+          h('span', { class: 'meta', text: this.describe(chosen) }),
           h('span', { class: 'file-actions' }, move(-1, 'Move up', '↑'), move(1, 'Move down', '↓'), remove),
         ),
       );
