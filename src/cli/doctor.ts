@@ -7,7 +7,7 @@ import { resetCatalog } from '../plan/index.js';
 import { describeConfinement, engineConfinement } from '../run/confine.js';
 import { engineSandbox } from '../run/sandbox.js';
 import { formatRow, runSelftest, type SelftestReport } from '../selftest/index.js';
-import { webhookSecretStatus } from '../server/secrets.js';
+import { webhookSecretStatus } from '../server/access/secrets.js';
 import { exitWithUsageCode, interruptSignal } from './convert-io.js';
 import { ensureEngineAccount } from './doctor-account.js';
 import {

@@ -4,7 +4,7 @@ import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { EXIT } from '../errors/exit-codes.js';
 import { generateApiKey, hashSecret, keyPrefix } from '../identity/keys.js';
-import { webhookSecret } from '../server/secrets.js';
+import { webhookSecret } from '../server/access/secrets.js';
 import { openDataDirRecords } from '../store/sqlite-records.js';
 import type { ApiKeyRecord, KeyStore, Records } from '../store/types.js';
 

@@ -2,11 +2,11 @@ import type { Command } from 'commander';
 import { EXIT, EXIT_CODE } from '../errors/exit-codes.js';
 import { FileconvError, isFileconvError } from '../errors/index.js';
 import { loopbackAllowanceFromEnv, TEST_LOOPBACK_WARNING } from '../intake/loopback.js';
+import { WEBHOOK_SECRET_ENV } from '../server/access/secrets.js';
 import { ENV_NAMES, type RawServeOptions, resolveServeConfig, type ServeConfig } from '../server/config.js';
-import { createLogger, LOG_FORMATS, LOG_LEVELS } from '../server/logging.js';
-import { WEBHOOK_SECRET_ENV } from '../server/secrets.js';
+import { publicUrlIntake } from '../server/http/url-intake.js';
+import { createLogger, LOG_FORMATS, LOG_LEVELS } from '../server/observability/logging.js';
 import { startServer } from '../server/server.js';
-import { publicUrlIntake } from '../server/url-intake.js';
 
 /** The settings every node has, `serve` and `worker` alike: where the data is, and how much to run. */
 export function nodeOptions(command: Command): Command {

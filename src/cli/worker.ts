@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { closeEngines } from '../engine/registry.js';
 import { loopbackAllowanceFromEnv } from '../intake/loopback.js';
-import { WEBHOOK_SECRET_ENV } from '../server/secrets.js';
+import { WEBHOOK_SECRET_ENV } from '../server/access/secrets.js';
 import { openService } from '../server/server.js';
 import { nodeOptions, nodeSettings, stopOnSignals } from './serve.js';
 

@@ -52,7 +52,7 @@ export async function runInMemory(
       options: await deps.optionSecrets.open(r.options),
       baseName: base,
       signal,
-      // Intake refused a file that is not its declared format (server/routes/intake.ts), on the
+      // Intake refused a file that is not its declared format (server/http/routes/intake.ts), on the
       // same stored bytes.
       declaredChecked: true,
       onProgress: (p) => {

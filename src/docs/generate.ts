@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { packageRoot, packageVersion } from '../engine/package-files.js';
 import { loadConverters } from '../engine/registry.js';
-import { openApiDocument } from '../server/schemas/document.js';
+import { openApiDocument } from '../server/http/schemas/document.js';
 import { renderConversionsDoc } from './conversions.js';
 import { renderFontsDoc } from './fonts.js';
 

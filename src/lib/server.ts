@@ -2,8 +2,8 @@
 
 import { closeEngines } from '../engine/registry.js';
 import { type DailyQuotas, resolveServeConfig, type ServeConfig } from '../server/config.js';
+import { publicUrlIntake } from '../server/http/url-intake.js';
 import { type FileconvService, openService, type RunningServer, startServer } from '../server/server.js';
-import { publicUrlIntake } from '../server/url-intake.js';
 
 export interface ServiceOptions {
   /** Database, files and signing key; created if missing. */

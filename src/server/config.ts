@@ -13,7 +13,7 @@ import {
   readText,
   size,
   wholeNumber,
-} from './schemas/config-values.js';
+} from './config-values.js';
 
 /** The server's configuration, validated once at the edge and trusted everywhere after. */
 export interface ServeConfig {
@@ -70,7 +70,7 @@ export interface ServeConfig {
 export const DOWNLOAD_MODES = ['signed', 'presigned'] as const;
 export type DownloadMode = (typeof DOWNLOAD_MODES)[number];
 
-export type { DailyQuotas } from './schemas/config-values.js';
+export type { DailyQuotas } from './config-values.js';
 
 /** api.md's numbers: anonymous tier L1 and API key tier L2b. */
 export const DEFAULT_QUOTAS: ServeConfig['quotas'] = {

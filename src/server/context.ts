@@ -5,16 +5,16 @@ import type { LimitState } from '../identity/headers.js';
 import type { QuotaKind } from '../identity/quota.js';
 import type { ScratchSpace } from '../run/scratch.js';
 import type { BlobStore, QuotaDraw, RequestStore } from '../store/types.js';
-import type { Identity, IdentityResolver } from './app-env.js';
+import type { LinkSigner } from './access/tokens.js';
 import type { ServeConfig } from './config.js';
-import type { ServerEngine } from './engine.js';
-import type { FinishedAnswers } from './finished-answers.js';
-import type { ServerMetrics } from './metrics.js';
-import type { RequestChanges } from './request-changes.js';
-import type { LinkSigner } from './tokens.js';
-import type { WebhookDispatcher } from './webhooks.js';
+import type { WebhookDispatcher } from './delivery/webhooks.js';
+import type { Identity, IdentityResolver } from './http/app-env.js';
+import type { FinishedAnswers } from './http/finished-answers.js';
+import type { ServerEngine } from './jobs/engine.js';
+import type { RequestChanges } from './jobs/request-changes.js';
+import type { ServerMetrics } from './observability/metrics.js';
 
-export type { AppEnv, Identity, IdentityResolver } from './app-env.js';
+export type { AppEnv, Identity, IdentityResolver } from './http/app-env.js';
 
 export type WriteOperation = 'detect' | 'convert';
 

@@ -8,23 +8,23 @@ import type { PrivateAllowance } from '../intake/guard.js';
 import { dataDirScratch } from '../run/scratch.js';
 import { openStores } from '../store/open.js';
 import type { RequestRecord } from '../store/types.js';
-import { createApp } from './app.js';
+import { keyIdentity } from './access/identity.js';
+import { Metering } from './access/metering.js';
+import { signingSecret, webhookSecret } from './access/secrets.js';
+import { LinkSigner } from './access/tokens.js';
 import type { ServeConfig } from './config.js';
 import type { ServerContext, UrlIntake } from './context.js';
-import type { QueueObserver } from './conversion-trace.js';
-import { coreEngine, type ServerEngine } from './engine.js';
-import { FinishedAnswers } from './finished-answers.js';
-import { keyIdentity } from './identity.js';
-import { JobRunner } from './job-runner.js';
-import { keptPollAnswerer } from './kept-polls.js';
-import { conversionLog, createLogger } from './logging.js';
-import { Metering } from './metering.js';
-import { ServerMetrics } from './metrics.js';
-import { ConversionQueue, QUEUE_POLL_MS } from './queue.js';
-import { startSweeper, sweepExpired, sweepOrphans } from './retention.js';
-import { signingSecret, webhookSecret } from './secrets.js';
-import { LinkSigner } from './tokens.js';
-import { DEFAULT_RETRY_DELAYS_MS, WebhookDispatcher } from './webhooks.js';
+import { DEFAULT_RETRY_DELAYS_MS, WebhookDispatcher } from './delivery/webhooks.js';
+import { createApp } from './http/app.js';
+import { FinishedAnswers } from './http/finished-answers.js';
+import { keptPollAnswerer } from './http/kept-polls.js';
+import { coreEngine, type ServerEngine } from './jobs/engine.js';
+import { JobRunner } from './jobs/job-runner.js';
+import { ConversionQueue, QUEUE_POLL_MS } from './jobs/queue.js';
+import { startSweeper, sweepExpired, sweepOrphans } from './jobs/retention.js';
+import type { QueueObserver } from './observability/conversion-trace.js';
+import { conversionLog, createLogger } from './observability/logging.js';
+import { ServerMetrics } from './observability/metrics.js';
 
 export interface RunningServer {
   /** Where it listens, like http://127.0.0.1:8080. */

@@ -16,7 +16,7 @@ import {
 import { isFileconvError } from '../../src/errors/index.js';
 import type { QuotaKind } from '../../src/identity/quota.js';
 import { ScratchSpace } from '../../src/run/scratch.js';
-import { coreEngine, type ServerEngine } from '../../src/server/engine.js';
+import { coreEngine, type ServerEngine } from '../../src/server/jobs/engine.js';
 import { DiskBlobStore } from '../../src/store/disk.js';
 import { openDataDirRecords } from '../../src/store/sqlite-records.js';
 import type { Records } from '../../src/store/types.js';

@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
 import { parseAllDocuments, parse as parseYaml } from 'yaml';
+import { SIGNING_SECRET_ENV, WEBHOOK_SECRET_ENV } from '../../src/server/access/secrets.js';
 import { ENV_NAMES } from '../../src/server/config.js';
-import { SIGNING_SECRET_ENV, WEBHOOK_SECRET_ENV } from '../../src/server/secrets.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const read = (path: string) => readFileSync(join(ROOT, path), 'utf8');

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import yauzl from 'yauzl';
 import { TEST_LOOPBACK_ENV } from '../../src/intake/loopback.js';
 import { shownText, withoutHiddenCharacters } from '../../src/intake/untrusted-text.js';
-import { createLogger } from '../../src/server/logging.js';
+import { createLogger } from '../../src/server/observability/logging.js';
 import { textPdf } from '../converters/_image-samples.js';
 import { closeServer, startOrigin } from '../intake/servers.js';
 import {

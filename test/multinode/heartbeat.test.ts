@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { coreEngine, type ServerEngine } from '../../src/server/engine.js';
+import { coreEngine, type ServerEngine } from '../../src/server/jobs/engine.js';
 import { jobIdOf } from '../../src/store/queue/pg-boss.js';
 import {
   get,

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import sharp from 'sharp';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { encodeOpaque } from '../../src/server/tokens.js';
+import { encodeOpaque } from '../../src/server/access/tokens.js';
 import { openStores } from '../../src/store/open.js';
 import { textPdf } from '../converters/_image-samples.js';
 import { outline, pageText, pdfPages } from '../helpers/merge-inputs.js';

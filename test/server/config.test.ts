@@ -2,8 +2,8 @@ import { existsSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { LinkSigner } from '../../src/server/access/tokens.js';
 import { resolveServeConfig } from '../../src/server/config.js';
-import { LinkSigner } from '../../src/server/tokens.js';
 import { get, removeDir, startTestServer, submit, type TestServer, tempDir, waitDone } from './helpers.js';
 
 describe('serve configuration', () => {

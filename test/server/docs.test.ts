@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApp } from '../../src/server/app.js';
+import { createApp } from '../../src/server/http/app.js';
 import { ROOT, removeDir, startTestServer, type TestServer } from './helpers.js';
 
 let server: TestServer;

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FinishedAnswers, MAX_KEEP_MS } from '../../src/server/finished-answers.js';
+import { FinishedAnswers, MAX_KEEP_MS } from '../../src/server/http/finished-answers.js';
 import type { ArtifactRecord, RequestRecord } from '../../src/store/types.js';
 import { get, removeDir, startTestServer, submit, type TestServer, waitDone } from './helpers.js';
 

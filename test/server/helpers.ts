@@ -5,8 +5,8 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { request } from 'undici';
 import { type RawServeOptions, resolveServeConfig } from '../../src/server/config.js';
+import { publicUrlIntake } from '../../src/server/http/url-intake.js';
 import { type RunningServer, type StartOptions, startServer } from '../../src/server/server.js';
-import { publicUrlIntake } from '../../src/server/url-intake.js';
 
 export const ROOT = join(import.meta.dirname, '..', '..');
 

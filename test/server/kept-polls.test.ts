@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLogger } from '../../src/server/logging.js';
+import { createLogger } from '../../src/server/observability/logging.js';
 import {
   get,
   type Json,

@@ -1,6 +1,6 @@
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RequestChanges } from '../../src/server/request-changes.js';
+import { RequestChanges } from '../../src/server/jobs/request-changes.js';
 import { get, makeDocx, removeDir, startTestServer, submit, type TestServer, tempDir } from './helpers.js';
 
 let server: TestServer;

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLogger } from '../../src/server/logging.js';
+import { createLogger } from '../../src/server/observability/logging.js';
 import { encryptedPdf, textPdf } from '../converters/_image-samples.js';
 import { LOCKED_TEXT, makeLockedOffice, unoPython } from '../helpers/locked-office.js';
 import {

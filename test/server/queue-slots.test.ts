@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { coreEngine, type ServerEngine } from '../../src/server/engine.js';
+import { coreEngine, type ServerEngine } from '../../src/server/jobs/engine.js';
 import { removeDir, startTestServer, submit, type TestServer, waitDone } from './helpers.js';
 
 // The real engines, watched: how many conversions are inside the engines at once.

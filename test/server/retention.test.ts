@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { sweepExpired } from '../../src/server/retention.js';
+import { sweepExpired } from '../../src/server/jobs/retention.js';
 import {
   blobFiles,
   get,

@@ -1,7 +1,7 @@
 // Starts the real HTTP server in this process, on a free port, with its data in a temp folder.
 import { type RawServeOptions, resolveServeConfig } from '../../src/server/config.js';
+import { publicUrlIntake } from '../../src/server/http/url-intake.js';
 import { startServer as startHttpServer } from '../../src/server/server.js';
-import { publicUrlIntake } from '../../src/server/url-intake.js';
 
 export interface RunningServer {
   url: string;
