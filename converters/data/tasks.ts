@@ -1,5 +1,5 @@
+import type { ArtifactChecks } from '../../src/engine/checks.js';
 import type { ErrorCode } from '../../src/errors/index.js';
-import type { ArtifactChecks } from '../../src/fidelity/describe.js';
 import type { FormatId } from '../../src/formats/index.js';
 
 /** What crosses the thread boundary between the data converter and its pool worker. */

@@ -1,5 +1,5 @@
-import type { ArtifactChecks } from '../fidelity/describe.js';
 import type { FormatFamily, FormatId } from '../formats/index.js';
+import type { ArtifactChecks } from './checks.js';
 import type { OptionSpecs } from './option-kit.js';
 import type { ConversionOptions } from './options.js';
 

@@ -1,10 +1,10 @@
+import type { ArtifactChecks } from '../engine/checks.js';
 import { countFile } from './counts.js';
-import type { ArtifactChecks } from './describe.js';
 import { type FidelityInput, wordsOf } from './measure.js';
 import { totalWords, wordsKept } from './text.js';
-import { withTools } from './tools.js';
+import type { RunTool } from './tools.js';
 
-export type { ArtifactChecks } from './describe.js';
+export type { ArtifactChecks } from '../engine/checks.js';
 
 const round = (n: number) => Math.round(n * 1000) / 1000;
 
@@ -15,28 +15,26 @@ const round = (n: number) => Math.round(n * 1000) / 1000;
  * The source is read only for the recall, so only when the output has words to compare (a JSON
  * or YAML output has none: its keys repeat per record).
  */
-export async function artifactChecks(input: FidelityInput): Promise<ArtifactChecks[]> {
+export async function artifactChecks(input: FidelityInput, run: RunTool): Promise<ArtifactChecks[]> {
   try {
-    return await withTools(input.signal, async (run) => {
-      if (input.outputs.length > 1) {
-        return Promise.all(
-          input.outputs.map(async (file) => ({ ...(await countFile(file, input.to, run)) })),
-        );
-      }
-      const first = input.outputs[0]!;
-      const [output, outputWords] = await Promise.all([
-        countFile(first, input.to, run),
-        wordsOf(first, input.to, run),
-      ]);
-      const checks: ArtifactChecks = { ...output };
-      if (!outputWords) return [checks];
-      checks.words = totalWords(outputWords);
-      if (input.options?.pages) return [checks];
-      const sourceWords = await wordsOf(input.source, input.from, run);
-      const recall = sourceWords && wordsKept(sourceWords, outputWords);
-      if (recall !== undefined) checks.words_kept = round(recall);
-      return [checks];
-    });
+    if (input.outputs.length > 1) {
+      return await Promise.all(
+        input.outputs.map(async (file) => ({ ...(await countFile(file, input.to, run)) })),
+      );
+    }
+    const first = input.outputs[0]!;
+    const [output, outputWords] = await Promise.all([
+      countFile(first, input.to, run),
+      wordsOf(first, input.to, run),
+    ]);
+    const checks: ArtifactChecks = { ...output };
+    if (!outputWords) return [checks];
+    checks.words = totalWords(outputWords);
+    if (input.options?.pages) return [checks];
+    const sourceWords = await wordsOf(input.source, input.from, run);
+    const recall = sourceWords && wordsKept(sourceWords, outputWords);
+    if (recall !== undefined) checks.words_kept = round(recall);
+    return [checks];
   } catch {
     return input.outputs.map(() => ({}));
   }

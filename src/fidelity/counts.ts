@@ -1,8 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import sharp from 'sharp';
+import type { FileCounts } from '../engine/checks.js';
 import { type FormatId, getFormat } from '../formats/index.js';
 import { delimitedTextCounts } from './delimited.js';
-import type { FileCounts } from './describe.js';
 import { containerPictures, MEDIA_FOLDERS, SLIDE_RELS } from './pictures.js';
 import type { RunTool } from './tools.js';
 import { readZip } from './zip.js';

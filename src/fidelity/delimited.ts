@@ -1,6 +1,6 @@
 import Papa from 'papaparse';
+import type { FileCounts } from '../engine/checks.js';
 import type { FormatId } from '../formats/index.js';
-import type { FileCounts } from './describe.js';
 
 /** A CSV or TSV is one sheet; its rows are its records, blank lines left out. */
 export function delimitedTextCounts(text: string, format: FormatId): FileCounts {

@@ -1,7 +1,7 @@
+import type { ArtifactChecks } from '../engine/checks.js';
 import type { ConversionOptions } from '../engine/options.js';
 import type { FormatId } from '../formats/index.js';
 import { delimitedTextCounts } from './delimited.js';
-import type { ArtifactChecks } from './describe.js';
 import { carriesWords, textOfBytes, totalWords, wordCounts, wordsKept } from './text.js';
 
 /**

@@ -1,12 +1,13 @@
+export type { FileCounts } from '../engine/checks.js';
+export { describeChecks } from '../engine/checks.js';
 export { type ArtifactChecks, artifactChecks } from './checks.js';
-export type { FileCounts } from './describe.js';
-export { describeChecks } from './describe.js';
 export {
   type FidelityInput,
   type FidelityMeasure,
   type FidelityReport,
   FLOORS,
+  judgeFidelity,
   type MeasureName,
-  measureFidelity,
 } from './measure.js';
 export { formatFidelityTable } from './table.js';
+export type { RunTool } from './tools.js';

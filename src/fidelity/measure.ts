@@ -1,9 +1,9 @@
+import type { FileCounts } from '../engine/checks.js';
 import type { ConversionOptions } from '../engine/options.js';
 import { type FormatId, getFormat } from '../formats/index.js';
 import { countFile } from './counts.js';
-import type { FileCounts } from './describe.js';
 import { carriesWords, textOf, totalWords, wordCounts, wordsKept } from './text.js';
-import { type RunTool, withTools } from './tools.js';
+import type { RunTool } from './tools.js';
 
 /**
  * The floors a conversion must reach, per measure (docs/fidelity.md explains each one).
@@ -215,7 +215,7 @@ export function judge(input: FidelityInput, seen: Observed): FidelityMeasure[] {
  * pages, pictures, sheets and rows, pixel size, duration, frames), each judged against its floor.
  * Measures that do not apply to the pair, or that cannot be read, are left out.
  */
-export async function measureFidelity(input: FidelityInput): Promise<FidelityReport> {
-  const measures = await withTools(input.signal, async (run) => judge(input, await observe(input, run)));
+export async function judgeFidelity(input: FidelityInput, run: RunTool): Promise<FidelityReport> {
+  const measures = judge(input, await observe(input, run));
   return { from: input.from, to: input.to, measures, ok: measures.every((m) => m.ok) };
 }

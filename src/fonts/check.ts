@@ -1,5 +1,4 @@
 import { execa } from 'execa';
-import { findBinary } from '../run/binary.js';
 import { FONT_PACKAGES, type FontPackage } from './catalog.js';
 import { fontconfigEnv } from './fontconfig.js';
 
@@ -19,14 +18,13 @@ export interface FontReport {
  * file), or why it could not tell.
  */
 export async function installedFamilies(): Promise<Set<string> | string> {
-  const fcList = findBinary(['fc-list']);
-  if (!fcList) return 'fc-list (package fontconfig) not found';
-  const r = await execa(fcList, [':', 'family'], {
+  const r = await execa('fc-list', [':', 'family'], {
     reject: false,
     stdin: 'ignore',
     env: fontconfigEnv(),
     timeout: 30_000,
   });
+  if (r.code === 'ENOENT') return 'fc-list (package fontconfig) not found';
   if (r.exitCode !== 0) return `fc-list failed: ${r.stderr.trim().slice(0, 200)}`;
   // One line per face; a face lists all its family names, comma-separated.
   return new Set(r.stdout.split('\n').flatMap((line) => line.split(',').map((f) => f.trim())));

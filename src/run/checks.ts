@@ -1,7 +1,8 @@
 import { stat } from 'node:fs/promises';
+import { describeChecks } from '../engine/checks.js';
 import type { ConversionOptions } from '../engine/options.js';
-import { artifactChecks, describeChecks } from '../fidelity/index.js';
 import type { Plan } from '../plan/types.js';
+import { measureChecks } from './measure-tools.js';
 import type { ConversionOutputFile } from './types.js';
 
 /**
@@ -32,7 +33,7 @@ export async function attachChecks(
     ),
   );
   if (sizes.some((size) => size > CHECKS_MAX_BYTES)) return;
-  const checks = await artifactChecks({
+  const checks = await measureChecks({
     from: plan.from,
     to: plan.to,
     source,

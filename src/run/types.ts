@@ -1,4 +1,4 @@
-import type { ArtifactChecks } from '../fidelity/describe.js';
+import type { ArtifactChecks } from '../engine/checks.js';
 import type { FormatId } from '../formats/index.js';
 import type { Plan } from '../plan/types.js';
 

@@ -14,8 +14,8 @@ import {
 import { Upload } from '@aws-sdk/lib-storage';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { FileconvError } from '../errors/index.js';
-import { contentDisposition } from '../intake/filename.js';
 import { checkBlobKey } from './blob-key.js';
+import { contentDisposition } from './content-disposition.js';
 import { parseS3Url, s3ClientConfig } from './s3-settings.js';
 import type { BlobStat, BlobStore, BlobWriter } from './types.js';
 

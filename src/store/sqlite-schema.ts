@@ -1,4 +1,4 @@
-import type { ArtifactChecks } from '../fidelity/describe.js';
+import type { ArtifactChecks } from '../engine/checks.js';
 import { QUOTA_SCHEMA_SQL, type QuotaKind } from '../identity/quota.js';
 import type { Progress } from '../run/types.js';
 import type { ArtifactRecord, RequestInput, RequestRecord } from './types.js';

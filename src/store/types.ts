@@ -1,5 +1,5 @@
 import type { Readable, Writable } from 'node:stream';
-import type { ArtifactChecks } from '../fidelity/describe.js';
+import type { ArtifactChecks } from '../engine/checks.js';
 import type { FormatId } from '../formats/index.js';
 import type { QuotaKind, QuotaResult } from '../identity/quota.js';
 import type { RateLimitResult } from '../identity/ratelimit.js';

@@ -1,7 +1,7 @@
 // A small client for the public API, written against api.md and its decisions page only.
 
 import type { DetectReport } from '../detect/index.js';
-import type { ArtifactChecks } from '../fidelity/describe.js';
+import type { ArtifactChecks } from '../engine/checks.js';
 
 export type { DetectReport };
 

@@ -1,4 +1,4 @@
-import { describeChecks } from '../fidelity/describe.js';
+import { describeChecks } from '../engine/checks.js';
 import { ApiError, type Artifact, api, type RequestState, type TimelineEvent } from './api.js';
 import { clear, h } from './dom.js';
 import { formatBytes, formatClock, formatLocalTime, formatPercent } from './format.js';

@@ -6,7 +6,7 @@ import chromium from '../../converters/chromium.js';
 import libreoffice from '../../converters/libreoffice.js';
 import textToPdf from '../../converters/pandoc-chromium.js';
 import { decodeSource } from '../../src/detect/text/encoding.js';
-import { measureFidelity } from '../../src/fidelity/index.js';
+import { measureFidelity } from '../../src/run/measure-tools.js';
 import { convertWith, fileScopedDir, pdfText, zipEntries } from '../helpers/office.js';
 
 const fixtures = fileScopedDir('fileconv-text-encoding-');

@@ -9,8 +9,8 @@ import yauzl from 'yauzl';
 import { countFile } from '../../src/fidelity/counts.js';
 import { MEDIA_FOLDERS } from '../../src/fidelity/pictures.js';
 import { markupText } from '../../src/fidelity/text.js';
-import { withTools } from '../../src/fidelity/tools.js';
 import { readZip } from '../../src/fidelity/zip.js';
+import { withTools } from '../../src/run/measure-tools.js';
 import { type CaseContext, type ContentVerdict, family, shownText, tool } from './content.js';
 
 /** A picture at most this many pixels a side is an icon: Chromium's broken-image mark is 14x16. */

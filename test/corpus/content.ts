@@ -1,9 +1,9 @@
 import { readFile } from 'node:fs/promises';
 import { execa } from 'execa';
 import { carriesWords, textOf, textOfBytes, wordCounts, wordsKept } from '../../src/fidelity/text.js';
-import { withTools } from '../../src/fidelity/tools.js';
 import { readZip } from '../../src/fidelity/zip.js';
 import { getFormat } from '../../src/formats/index.js';
+import { withTools } from '../../src/run/measure-tools.js';
 
 export interface CaseContext {
   /** The corpus file. */

@@ -1,6 +1,7 @@
 // The fidelity part of the real-world run: what each successful conversion kept (words, pages,
 // pictures, rows, size, duration, frames), judged against the floors of docs/fidelity.md.
-import { type FidelityReport, measureFidelity } from '../../src/fidelity/index.js';
+import type { FidelityReport } from '../../src/fidelity/index.js';
+import { measureFidelity } from '../../src/run/measure-tools.js';
 
 export interface FidelityCase {
   name: string;

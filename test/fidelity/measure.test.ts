@@ -5,8 +5,9 @@ import ExcelJS from 'exceljs';
 import sharp from 'sharp';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { countFile } from '../../src/fidelity/counts.js';
-import { type FidelityReport, formatFidelityTable, measureFidelity } from '../../src/fidelity/index.js';
+import { type FidelityReport, formatFidelityTable } from '../../src/fidelity/index.js';
 import { markdownText, markupText, rtfText, textOf, wordCounts, wordsKept } from '../../src/fidelity/text.js';
+import { measureFidelity } from '../../src/run/measure-tools.js';
 import { runConversion } from '../../src/run/runner.js';
 import { reportPdfFixture } from '../helpers/layout-pdf.js';
 

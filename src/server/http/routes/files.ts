@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream';
 import type { Context, Hono } from 'hono';
 import { FileconvError } from '../../../errors/index.js';
-import { contentDisposition } from '../../../intake/filename.js';
+import { contentDisposition } from '../../../store/content-disposition.js';
 import type { ArtifactRecord } from '../../../store/types.js';
 import { decodeOpaque } from '../../access/tokens.js';
 import type { AppEnv, ServerContext } from '../../context.js';
