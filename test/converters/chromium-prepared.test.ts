@@ -117,6 +117,27 @@ describe.skipIf(!installed)('chromium prepared contexts (Debian chromium not ins
     expect(second).not.toContain('first');
   });
 
+  it('a page written into the prepared page reads as one navigated to: address, UTF-8, UTF-16 with a BOM', {
+    timeout: 180_000,
+  }, async () => {
+    const body =
+      '<!DOCTYPE html><html><head><meta charset="utf-8"><title>t</title></head><body>' +
+      '<p>Grüße aus Köln, café à 3 €</p><a href="page2.html">next</a></body></html>';
+    const utf8 = join(dir, 'utf8.html');
+    writeFileSync(utf8, body);
+    const utf16 = join(dir, 'utf16.html');
+    writeFileSync(utf16, Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(body, 'utf16le')]));
+    // Scripts on: the page is navigated to, as a browser loads it.
+    const navigated = pdfText(await toPdf(utf8, { javascript: true }));
+    expect(navigated).toContain('Grüße aus Köln, café à 3 €');
+    for (const input of [utf8, utf16]) expect(pdfText(await toPdf(input))).toBe(navigated);
+    // The page has the same address either way (the footer prints it).
+    const footer = { footer_template: '<span class="url" style="font-size:8px"></span>' };
+    expect(pdfText(await toPdf(utf8, footer))).toBe(
+      pdfText(await toPdf(utf8, { ...footer, javascript: true })),
+    );
+  });
+
   it('after the browser crashes, with contexts prepared or being prepared, the next page prints', {
     timeout: 180_000,
   }, async () => {
