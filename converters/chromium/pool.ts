@@ -7,8 +7,9 @@ import { type LaunchedBrowser, launchBrowser } from './launch.js';
  * One warm headless browser per process, shared by every conversion: starting Chromium costs
  * about half a second and a page in a warm one a fraction of that. Each conversion gets a fresh
  * browser context (its own cookies, storage and cache, nothing shared with the one before), closed
- * when it ends. The browser is replaced after a number of conversions, when it crashes, and when
- * a context it holds cannot be closed (a renderer stuck in a script).
+ * when it ends, prepared before the conversion asks for it (see `replenish`). The browser is
+ * replaced after a number of conversions, when it crashes, and when a context it holds cannot be
+ * closed (a renderer stuck in a script); its prepared contexts go with it.
  */
 
 /** A context no page has used yet, with its page and what `prepare` made of them. */
