@@ -4,7 +4,7 @@ import { extensionOf, type FormatId } from '../src/formats/index.js';
 import { probeBinary } from '../src/run/process.js';
 import { CHROMIUM_NAMES } from './chromium/launch.js';
 import { BROWSER_OPTIONS, browserOptionNames } from './chromium/options.js';
-import { browserPoolStatus, closeBrowserPool, warmBrowser } from './chromium/pool.js';
+import { BROWSER_CONCURRENCY, browserPoolStatus, closeBrowserPool, warmBrowser } from './chromium/pool.js';
 import { type RenderTarget, renderSite } from './chromium/render.js';
 import { singlePageSite, zippedSite } from './chromium/site.js';
 
@@ -26,7 +26,7 @@ export default defineConverter({
   packages: ['chromium', 'fonts-dejavu-core'],
   edges: EDGES,
   options: BROWSER_OPTIONS,
-  concurrency: 2,
+  concurrency: BROWSER_CONCURRENCY,
   timeoutMs: 60_000,
   probe: () => probeBinary(CHROMIUM_NAMES, ['--version'], /(?:Chromium|Chrome) (\d[\d.]*)/),
   async diagnose() {

@@ -35,6 +35,13 @@ const BASE_ARGS = [
   '--deny-permission-prompts',
   // window.open and target=_blank make no new pages.
   '--block-new-web-contents',
+  // Prepared pages wait in the background: a backgrounded renderer runs at a lower process
+  // priority with throttled timers, and on a busy machine its first conversion then crawls.
+  '--disable-renderer-backgrounding',
+  '--disable-backgrounding-occluded-windows',
+  '--disable-background-timer-throttling',
+  // A page navigated away from (the warm-up page) is dropped, not kept for a back button.
+  '--disable-back-forward-cache',
   '--disable-features=Translate,MediaRouter,OptimizationHints,AutofillServerCommunication',
   // A page that allocates without end dies at this heap size instead of taking the machine's memory.
   '--js-flags=--max-old-space-size=512',

@@ -7,15 +7,24 @@ import { type LaunchedBrowser, launchBrowser } from './launch.js';
  * One warm headless browser per process, shared by every conversion: starting Chromium costs
  * about half a second and a page in a warm one a fraction of that. Each conversion gets a fresh
  * browser context (its own cookies, storage and cache, nothing shared with the one before), closed
- * when it ends. The browser is replaced after a number of conversions, when it crashes, and when
- * a context it holds cannot be closed (a renderer stuck in a script).
+ * when it ends, prepared before the conversion asks for it (see `replenish`). The browser is
+ * replaced after a number of conversions, when it crashes, and when a context it holds cannot be
+ * closed (a renderer stuck in a script); its prepared contexts go with it.
  */
 
-/** A context no page has used yet, with one blank page and what `prepare` made of it. */
+/** A context no page has used yet, with its page and what `prepare` made of them. */
 interface Fresh {
   context: BrowserContext;
   page: Page;
   prepared: unknown;
+  /** The page's renderer died while it waited (memory pressure, a killed process). */
+  crashed: boolean;
+}
+
+/** A context being prepared, or ready, for the next conversion with the same recipe. */
+interface Spare {
+  key: string;
+  ready: Promise<Fresh | undefined>;
 }
 
 interface Warm {
@@ -23,14 +32,22 @@ interface Warm {
   conversions: number;
   active: number;
   retiring: boolean;
-  /** The next conversion's context, opened ahead with the options of the last one. */
-  spare?: { key: string; ready: Promise<Fresh | undefined> };
+  /** The next conversions' contexts, prepared ahead with the recipe of the last one. */
+  spares: Spare[];
+  /** Spares are prepared one at a time, so preparing never takes both cores from a conversion. */
+  preparing: Promise<unknown>;
 }
 
 interface Slot {
   promise: Promise<Warm>;
   warm?: Warm;
 }
+
+/**
+ * How many pages the browser prints at once (the engine's concurrency), and so how many contexts
+ * are kept ready: a burst of that many requests all start on a ready page.
+ */
+export const BROWSER_CONCURRENCY = 2;
 
 /** How long closing a context may take before the browser is taken for stuck and replaced. */
 const CONTEXT_CLOSE_MS = 5_000;
@@ -60,6 +77,8 @@ function stop(w: Warm): void {
 function retire(w: Warm, why: string, log?: (m: string) => void): void {
   if (w.retiring) return;
   w.retiring = true;
+  // Its spares close with it: they are contexts of this browser.
+  w.spares = [];
   restarts[why] = (restarts[why] ?? 0) + 1;
   log?.(`browser replaced (${why})`);
   if (slot?.warm === w) slot = undefined;
@@ -73,7 +92,14 @@ function acquire(log?: (m: string) => void): Promise<Warm> {
   const fresh: Slot = {
     promise: launchBrowser().then(
       (launched) => {
-        const w: Warm = { launched, conversions: 0, active: 0, retiring: false };
+        const w: Warm = {
+          launched,
+          conversions: 0,
+          active: 0,
+          retiring: false,
+          spares: [],
+          preparing: Promise.resolve(),
+        };
         fresh.warm = w;
         lastMode = { mode: launched.mode, sandboxError: launched.sandboxError };
         launched.browser.on('disconnected', () => {
@@ -109,47 +135,80 @@ async function closeContext(w: Warm, context: BrowserContext, log?: (m: string) 
   if (!closed) retire(w, 'stuck page', log);
 }
 
-type Prepare = (context: BrowserContext) => Promise<unknown>;
+/**
+ * How a conversion's context is made: its options, and what is done to it and its page before
+ * the document is known (request interception, media, a first page load). Two recipes with the
+ * same options and `variant` make interchangeable contexts.
+ */
+export interface Recipe<P> {
+  context: BrowserContextOptions;
+  /** What `prepare` does beyond the context options (JSON), for telling recipes apart. */
+  variant?: unknown;
+  prepare(context: BrowserContext, page: Page): Promise<P>;
+}
 
-async function openFresh(w: Warm, options: BrowserContextOptions, prepare: Prepare): Promise<Fresh> {
-  const context = await w.launched.browser.newContext(options);
+function keyOf(recipe: Recipe<unknown>): string {
+  return JSON.stringify([recipe.context, recipe.variant ?? null]);
+}
+
+async function openFresh(w: Warm, recipe: Recipe<unknown>): Promise<Fresh> {
+  const context = await w.launched.browser.newContext(recipe.context);
   try {
-    const prepared = await prepare(context);
-    return { context, page: await context.newPage(), prepared };
+    const page = await context.newPage();
+    const fresh: Fresh = { context, page, prepared: undefined, crashed: false };
+    page.on('crash', () => {
+      fresh.crashed = true;
+    });
+    fresh.prepared = await recipe.prepare(context, page);
+    return fresh;
   } catch (e) {
     await context.close().catch(() => undefined);
     throw e;
   }
 }
 
-/** A fresh context for a conversion: the one opened ahead if it has the same options. */
-function takeFresh(w: Warm, options: BrowserContextOptions, prepare: Prepare): Promise<Fresh> {
-  const key = JSON.stringify(options);
-  const spare = w.spare;
-  w.spare = undefined;
-  if (spare?.key === key) return spare.ready.then((f) => f ?? openFresh(w, options, prepare));
-  void spare?.ready.then((f) => f?.context.close().catch(() => undefined));
-  return openFresh(w, options, prepare);
+function discard(spare: Spare): void {
+  void spare.ready.then((f) => f?.context.close().catch(() => undefined));
+}
+
+/** A fresh context for a conversion: a prepared one of the same recipe, else one opened now. */
+async function takeFresh(w: Warm, recipe: Recipe<unknown>): Promise<Fresh> {
+  const key = keyOf(recipe);
+  const at = w.spares.findIndex((s) => s.key === key);
+  if (at >= 0) {
+    const [spare] = w.spares.splice(at, 1);
+    const fresh = await spare!.ready;
+    if (fresh && !fresh.crashed && !fresh.page.isClosed()) return fresh;
+    if (fresh) void fresh.context.close().catch(() => undefined);
+  }
+  return openFresh(w, recipe);
 }
 
 /**
- * Opens the next conversion's context now, with this one's options: starting a page's renderer
- * process costs more than printing the page, and between conversions the machine has time for it.
- * Opened after a conversion, not beside it, so the two do not compete for the CPU.
+ * Prepares contexts for the next conversions with this recipe, up to the engine's concurrency:
+ * starting a context's renderer process and loading its first page cost more than printing an
+ * invoice, and between requests the browser is idle. Spares of another recipe make way. Each is
+ * prepared after the one before it, so they never compete with each other for the CPU.
  */
-function openSpare(w: Warm, options: BrowserContextOptions, prepare: Prepare): void {
-  if (w.spare || !usable(w)) return;
-  w.spare = { key: JSON.stringify(options), ready: openFresh(w, options, prepare).catch(() => undefined) };
+function replenish(w: Warm, recipe: Recipe<unknown>): void {
+  if (!usable(w)) return;
+  const key = keyOf(recipe);
+  for (const other of w.spares.filter((s) => s.key !== key)) discard(other);
+  w.spares = w.spares.filter((s) => s.key === key);
+  while (w.spares.length < BROWSER_CONCURRENCY) {
+    const ready = w.preparing
+      .then(() => (usable(w) ? openFresh(w, recipe) : undefined))
+      .catch(() => undefined);
+    w.preparing = ready;
+    w.spares.push({ key, ready });
+  }
 }
 
-export interface PageJob<T, P> {
-  context: BrowserContextOptions;
-  /** Sets up a new context before any page of it loads (routes, init scripts); the same for every job. */
-  prepare(context: BrowserContext): Promise<P>;
+export interface PageJob<T, P> extends Recipe<P> {
   timeoutMs: number;
   signal: AbortSignal;
   log?: (message: string) => void;
-  /** Works on the fresh context's blank page; must honour `deadline` (ms since the epoch) for its own waits. */
+  /** Works on the fresh context's prepared page; must honour `deadline` (ms since the epoch) for its own waits. */
   run(page: Page, prepared: P, deadline: number): Promise<T>;
 }
 
@@ -178,7 +237,7 @@ export async function withBrowserContext<T, P>(job: PageJob<T, P>): Promise<T> {
       void context?.close().catch(() => undefined);
     };
     try {
-      const fresh = await takeFresh(w, job.context, job.prepare);
+      const fresh = await takeFresh(w, job);
       context = fresh.context;
       job.signal.addEventListener('abort', onAbort, { once: true });
       const guard = new Promise<never>((_, reject) => {
@@ -209,7 +268,7 @@ export async function withBrowserContext<T, P>(job: PageJob<T, P>): Promise<T> {
       conversions++;
       if (w.conversions >= maxConversions()) retire(w, 'conversion limit', job.log);
       if (w.retiring && w.active === 0) stop(w);
-      else openSpare(w, job.context, job.prepare);
+      else replenish(w, job);
     }
   }
 }
@@ -223,6 +282,10 @@ export interface BrowserPoolStatus {
   conversions: number;
   maxConversions: number;
   restarts: Record<string, number>;
+  /** Contexts open in the running browser: the prepared ones and those of running conversions. */
+  contexts: number;
+  /** Contexts prepared, or being prepared, for the next conversions. */
+  prepared: number;
 }
 
 /** The warm browser's state for doctor, tests and benchmarks. */
@@ -234,12 +297,21 @@ export function browserPoolStatus(): BrowserPoolStatus {
     conversions,
     maxConversions: maxConversions(),
     restarts: { ...restarts },
+    contexts: slot?.warm?.launched.browser.contexts().length ?? 0,
+    prepared: slot?.warm?.spares.length ?? 0,
   };
 }
 
-/** Starts the browser now (doctor, benchmarks): a browser that cannot start says so here. */
-export async function warmBrowser(): Promise<BrowserPoolStatus> {
-  await acquire();
+/**
+ * Starts the browser now (doctor, benchmarks): a browser that cannot start says so here. With a
+ * recipe, also prepares contexts of it and waits until they are ready.
+ */
+export async function warmBrowser(recipe?: Recipe<unknown>): Promise<BrowserPoolStatus> {
+  const w = await acquire();
+  if (recipe) {
+    replenish(w, recipe);
+    await Promise.all(w.spares.map((s) => s.ready));
+  }
   return browserPoolStatus();
 }
 
@@ -250,6 +322,7 @@ export async function closeBrowserPool(): Promise<void> {
   const w = await current?.promise.catch(() => undefined);
   if (w) {
     w.retiring = true;
+    w.spares = [];
     await w.launched.browser.close().catch(() => undefined);
     await rm(w.launched.profile, { recursive: true, force: true });
   }

@@ -1,13 +1,14 @@
 import { readFile, writeFile } from 'node:fs/promises';
-import { extname, resolve, sep } from 'node:path';
-import type { BrowserContext, Page, Route } from 'playwright-core';
+import { extname, join, resolve, sep } from 'node:path';
+import htmlEncodingSniffer from 'html-encoding-sniffer';
+import type { BrowserContext, BrowserContextOptions, Page, Route } from 'playwright-core';
 import sharp from 'sharp';
 import type { StepContext } from '../../src/engine/contract.js';
 import { type ConversionOptions, optionsFor } from '../../src/engine/options.js';
 import { FileconvError } from '../../src/errors/index.js';
 import { engineOutputLimit } from '../../src/run/sandbox.js';
 import { BROWSER_OPTIONS, type BrowserOptions } from './options.js';
-import { withBrowserContext } from './pool.js';
+import { type Recipe, warmBrowser, withBrowserContext } from './pool.js';
 import { pdfOptions } from './print.js';
 import type { Site } from './site.js';
 
@@ -74,16 +75,42 @@ async function answer(route: Route, site: Site): Promise<boolean> {
   return false;
 }
 
+/** Where a site's page is, when it is at the top of the site (a single HTML file always is). */
+const TOP_ENTRY = 'index.html';
+
+/**
+ * The page a prepared context loads before its conversion: the origin's renderer process is then
+ * running (a first navigation to a new site starts one) and has laid out and printed text in the
+ * default faces, so the conversion's own load and print start warm. It is served by the
+ * interception below, only until the context has its site, at the address the document will have,
+ * holds no script and keeps nothing the document could read.
+ */
+const WARM_URL = `${PAGE_ORIGIN}/${TOP_ENTRY}`;
+const WARM_PAGE =
+  '<!DOCTYPE html><html><head><meta charset="utf-8"><title>-</title></head><body>' +
+  '<p style="font-family:sans-serif">Aa</p><p style="font-family:serif"><b>Aa</b> <i>Aa</i></p>' +
+  '<pre>Aa</pre><table><tr><td>1</td></tr></table></body></html>';
+
 /** A context's confinement: the site it may read (given when a conversion takes the context). */
 interface Confinement {
   site?: Site;
   refused: number;
 }
 
+/** Until the context has its site it may load only the warm-up page. */
+async function answerBeforeSite(route: Route): Promise<boolean> {
+  if (route.request().url() !== WARM_URL) {
+    await route.abort('blockedbyclient');
+    return true;
+  }
+  await route.fulfill({ status: 200, body: WARM_PAGE, contentType: 'text/html; charset=utf-8' });
+  return false;
+}
+
 /**
  * Confines a context to one site: request interception on every request and websocket. Set up
- * before the context has a site (contexts are opened ahead), so until one is given every request
- * is refused.
+ * before the context has a site (contexts are prepared ahead), so until one is given every request
+ * but the warm-up page's is refused.
  */
 async function confine(context: BrowserContext): Promise<Confinement> {
   const confinement: Confinement = { refused: 0 };
@@ -95,7 +122,7 @@ async function confine(context: BrowserContext): Promise<Confinement> {
         () => true,
         () => true,
       );
-    const refused = site ? await answer(route, site).catch(refuse) : await refuse();
+    const refused = await (site ? answer(route, site) : answerBeforeSite(route)).catch(refuse);
     if (refused) confinement.refused++;
   });
   await context.routeWebSocket(/.*/, (ws) => {
@@ -136,6 +163,61 @@ async function screenshot(page: Page, to: RenderTarget, output: string, options:
   );
 }
 
+/** How long preparing a context's page may take (it loads nothing but the warm-up page). */
+const PREPARE_MS = 15_000;
+
+/**
+ * The context a conversion with these options gets, prepared before its request arrives: the
+ * context options, request interception and quiet-page script, the media, and the warm-up page
+ * loaded (and, for PDF, printed once, which loads the print path and its fonts in the renderer).
+ */
+function recipeFor(options: BrowserOptions, image: boolean): Recipe<Confinement> {
+  const media = options.media ?? (image ? 'screen' : 'print');
+  const context: BrowserContextOptions = {
+    javaScriptEnabled: options.javascript ?? false,
+    acceptDownloads: false,
+    serviceWorkers: 'block',
+    viewport: { width: options.viewport_width ?? 1280, height: 800 },
+    deviceScaleFactor: image ? (options.device_scale_factor ?? 1) : 1,
+  };
+  return {
+    context,
+    variant: { media, image },
+    async prepare(ctx, page) {
+      const confinement = await confine(ctx);
+      await page.emulateMedia({ media });
+      await page.goto(WARM_URL, { waitUntil: 'load', timeout: PREPARE_MS });
+      if (!image) await page.pdf({ format: 'A4', printBackground: true });
+      return confinement;
+    },
+  };
+}
+
+/**
+ * Starts the browser with contexts ready for HTML to PDF with default options (the most asked),
+ * and waits until they are: benchmarks and a server that wants its first request warm.
+ */
+export async function warmPdfPages(): Promise<void> {
+  await warmBrowser(recipeFor(optionsFor(BROWSER_OPTIONS, {}), false));
+}
+
+/**
+ * Loads the site's page. A page at the top of its site with scripts off is written into the
+ * prepared page's document, which already has the page's address: no navigation, so no new
+ * document, renderer frame or print set-up, and the interception still answers every subresource.
+ * The text is decoded as the interception would serve it (UTF-8, unless a byte order mark says
+ * otherwise). With scripts on the page is navigated to, so scripts see a load as a browser makes it.
+ */
+async function load(page: Page, site: Site, options: BrowserOptions, timeout: number): Promise<void> {
+  if (options.javascript || site.entry !== TOP_ENTRY) {
+    await page.goto(`${PAGE_ORIGIN}/${site.entry}`, { waitUntil: 'load', timeout });
+    return;
+  }
+  const bytes = await readFile(join(site.root, site.entry));
+  const encoding = htmlEncodingSniffer(bytes, { transportLayerEncodingLabel: 'UTF-8' });
+  await page.setContent(new TextDecoder(encoding).decode(bytes), { waitUntil: 'load', timeout });
+}
+
 function crashed(): FileconvError {
   return new FileconvError(
     'CONVERT_FAILED',
@@ -157,17 +239,10 @@ export async function renderSite(
   const options = optionsFor(BROWSER_OPTIONS, conversionOptions);
   const image = to !== 'pdf';
   await withBrowserContext({
+    ...recipeFor(options, image),
     timeoutMs: ctx.timeoutMs,
     signal: ctx.signal,
     log: ctx.log,
-    context: {
-      javaScriptEnabled: options.javascript ?? false,
-      acceptDownloads: false,
-      serviceWorkers: 'block',
-      viewport: { width: options.viewport_width ?? 1280, height: 800 },
-      deviceScaleFactor: image ? (options.device_scale_factor ?? 1) : 1,
-    },
-    prepare: confine,
     async run(page, confinement, deadline) {
       confinement.site = site;
       let pageCrashed = false;
@@ -176,8 +251,7 @@ export async function renderSite(
       });
       const left = () => Math.max(1, deadline - Date.now());
       try {
-        await page.emulateMedia({ media: options.media ?? (image ? 'screen' : 'print') });
-        await page.goto(`${PAGE_ORIGIN}/${site.entry}`, { waitUntil: 'load', timeout: left() });
+        await load(page, site, options, left());
         if (options.wait_for)
           await page.waitForSelector(options.wait_for, { state: 'attached', timeout: left() });
         if (options.wait_ms) await page.waitForTimeout(Math.min(options.wait_ms, left()));

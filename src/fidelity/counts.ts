@@ -44,8 +44,8 @@ function rtfPictures(rtf: string): number {
 }
 
 async function pdfCounts(path: string, run: RunTool): Promise<FileCounts> {
-  const info = await run('pdfinfo', [path]);
-  const list = await run('pdfimages', ['-list', path]);
+  // Side by side: each is a sandboxed process start, most of a small PDF's check time.
+  const [info, list] = await Promise.all([run('pdfinfo', [path]), run('pdfimages', ['-list', path])]);
   // Pictures, not placements: a logo on every page is one picture (one object), as in a DOCX's
   // media folder. Soft masks and stencils are parts of a picture, not pictures.
   const objects = list
