@@ -1,7 +1,7 @@
 import { join } from 'node:path';
-import { DATABASE_FILE, openDatabase } from './sqlite-db.js';
 import { sqliteDialect, sqliteKysely } from './sql/dialect.js';
 import { sqlRecords } from './sql/records.js';
+import { DATABASE_FILE, openDatabase } from './sqlite-db.js';
 import type { Records } from './types.js';
 
 /** The record stores on one SQLite file (the embedded default: `fileconv.db` in the data directory). */

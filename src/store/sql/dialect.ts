@@ -72,7 +72,8 @@ export const postgresDialect: SqlDialect = {
     (name) =>
     <T extends TableBuilder>(t: T) =>
       t.addColumn(name, 'bigserial', (c) => c.primaryKey()) as T,
-  forUpdate: (query, skipLocked) => (skipLocked ? query.forUpdate().skipLocked() : query.forUpdate()) as typeof query,
+  forUpdate: (query, skipLocked) =>
+    (skipLocked ? query.forUpdate().skipLocked() : query.forUpdate()) as typeof query,
   lockKey: async (trx, key) => {
     await sql`SELECT pg_advisory_xact_lock(hashtextextended(${`fileconv.${key}`}, 0))`.execute(trx);
   },
@@ -224,7 +225,8 @@ export async function migratePostgres(k: Kysely<Schema>): Promise<void> {
     if (rows.length === 0) await sql`INSERT INTO fileconv_schema (version) VALUES (0)`.execute(trx);
     const { steps, version } = pendingMigrations(rows[0]?.version ?? 0, POSTGRES_LEGACY_VERSION);
     if (steps.length === 0) return;
-    for (const step of steps) for (const query of step(trx, postgresDialect)) await trx.executeQuery(query.compile());
+    for (const step of steps)
+      for (const query of step(trx, postgresDialect)) await trx.executeQuery(query.compile());
     await sql`UPDATE fileconv_schema SET version = ${version}`.execute(trx);
   });
 }

@@ -2,7 +2,14 @@ import { randomBytes } from 'node:crypto';
 import { type Kysely, sql } from 'kysely';
 import { nextUtcMidnight, type QuotaKind, type QuotaResult, utcDay } from '../../identity/quota.js';
 import { type RateLimitResult, windowDecision } from '../../identity/ratelimit.js';
-import type { ApiKeyRecord, KeyStore, QuotaDraw, QuotaStore, SecretStore, WriteLimitStore } from '../types.js';
+import type {
+  ApiKeyRecord,
+  KeyStore,
+  QuotaDraw,
+  QuotaStore,
+  SecretStore,
+  WriteLimitStore,
+} from '../types.js';
 import type { SqlDialect } from './dialect.js';
 import { type Schema, toKey } from './schema.js';
 
@@ -44,7 +51,11 @@ export class SqlKeyStore implements KeyStore {
   }
 
   async findByHash(hash: string): Promise<ApiKeyRecord | undefined> {
-    const row = await this.db.selectFrom('api_keys').select(this.columns).where('hash', '=', hash).executeTakeFirst();
+    const row = await this.db
+      .selectFrom('api_keys')
+      .select(this.columns)
+      .where('hash', '=', hash)
+      .executeTakeFirst();
     return row && toKey(row);
   }
 
@@ -71,7 +82,12 @@ export class SqlKeyStore implements KeyStore {
 export class SqlQuotaStore implements QuotaStore {
   constructor(private readonly db: Db) {}
 
-  async consume(identity: string, kind: QuotaKind, limit: number, now: number = Date.now()): Promise<QuotaResult> {
+  async consume(
+    identity: string,
+    kind: QuotaKind,
+    limit: number,
+    now: number = Date.now(),
+  ): Promise<QuotaResult> {
     const day = utcDay(now);
     const taken = await this.db
       .insertInto('quota_usage')
@@ -100,7 +116,12 @@ export class SqlQuotaStore implements QuotaStore {
     return { allowed: taken !== undefined, limit, remaining, resetAt: nextUtcMidnight(now), day };
   }
 
-  async peek(identity: string, kind: QuotaKind, limit: number, now: number = Date.now()): Promise<QuotaResult> {
+  async peek(
+    identity: string,
+    kind: QuotaKind,
+    limit: number,
+    now: number = Date.now(),
+  ): Promise<QuotaResult> {
     const day = utcDay(now);
     const row = await this.db
       .selectFrom('quota_usage')
@@ -110,7 +131,13 @@ export class SqlQuotaStore implements QuotaStore {
       .where('day', '=', day)
       .executeTakeFirst();
     const used = row?.used ?? 0;
-    return { allowed: used < limit, limit, remaining: Math.max(0, limit - used), resetAt: nextUtcMidnight(now), day };
+    return {
+      allowed: used < limit,
+      limit,
+      remaining: Math.max(0, limit - used),
+      resetAt: nextUtcMidnight(now),
+      day,
+    };
   }
 
   async refund(identity: string, draw: QuotaDraw): Promise<boolean> {

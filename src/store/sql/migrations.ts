@@ -57,7 +57,10 @@ export const MIGRATIONS: readonly Migration[] = [
       .addColumn('inputs', 'text')
       .addColumn('claim_token', 'text')
       .addColumn('heartbeat_at', 'bigint'),
-    db.schema.createIndex('requests_queue').on('requests').columns(d.inInsertionOrder(['queue', 'created_at'])),
+    db.schema
+      .createIndex('requests_queue')
+      .on('requests')
+      .columns(d.inInsertionOrder(['queue', 'created_at'])),
     db.schema.createIndex('requests_owner').on('requests').columns(['owner_hash', 'created_at']),
     db.schema.createIndex('requests_kind').on('requests').columns(['kind', 'status', 'conversion']),
     db.schema
@@ -156,5 +159,8 @@ export function pendingMigrations(recorded: number, legacy: number): { steps: Mi
       `the records database is at schema step ${recorded}, from a development build; start from a new database`,
     );
   // A schema newer than this code (a node upgraded first) is left as it is.
-  return { steps: MIGRATIONS.slice(Math.min(recorded, version) - legacy + 1), version: Math.max(recorded, version) };
+  return {
+    steps: MIGRATIONS.slice(Math.min(recorded, version) - legacy + 1),
+    version: Math.max(recorded, version),
+  };
 }

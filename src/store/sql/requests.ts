@@ -1,5 +1,4 @@
-import type { Kysely } from 'kysely';
-import { sql } from 'kysely';
+import { type Insertable, type Kysely, sql } from 'kysely';
 import type { Progress } from '../../run/types.js';
 import { claimTokenHash } from '../claim-token.js';
 import {
@@ -16,9 +15,184 @@ import {
   type TimelineEvent,
 } from '../types.js';
 import type { SqlDialect } from './dialect.js';
-import { artifactRow, inputKeysOf, requestRow, type Schema, toArtifact, toRequest } from './schema.js';
+import { prepared } from './prepared.js';
+import {
+  type ArtifactsTable,
+  artifactRow,
+  inputKeysOf,
+  type RequestsTable,
+  requestRow,
+  type Schema,
+  toArtifact,
+  toRequest,
+} from './schema.js';
 
 type Db = Kysely<Schema>;
+
+/** Every column a new request's row sets (schema.ts, requestRow). */
+const REQUEST_COLUMNS = [
+  'id',
+  'kind',
+  'status',
+  'conversion',
+  'from_format',
+  'to_format',
+  'options',
+  'filename',
+  'input_key',
+  'owner_hash',
+  'identity',
+  'queue',
+  'progress',
+  'report',
+  'quota_kind',
+  'quota_day',
+  'created_at',
+  'updated_at',
+  'finished_at',
+  'inputs',
+] as const;
+const ARTIFACT_COLUMNS = [
+  'request_id',
+  'name',
+  'format',
+  'mime',
+  'size',
+  'sha256',
+  'blob_key',
+  'filename',
+  'position',
+  'expires_at',
+  'checks',
+] as const;
+type RequestValues = Required<Insertable<RequestsTable>>;
+type ArtifactValues = Insertable<ArtifactsTable>;
+const pick = <K extends string>(columns: readonly K[], from: Record<K, unknown>) =>
+  Object.fromEntries(columns.map((c) => [c, from[c]]));
+
+// The queries of the hot paths (filing, status reads, claims, heartbeats, progress, finishing).
+const insertRequest = prepared((db, a: RequestValues) =>
+  db.insertInto('requests').values(pick(REQUEST_COLUMNS, a) as RequestValues),
+);
+const insertEvent = prepared((db, a: { id: string; at: number; kind: string; message: string }) =>
+  db.insertInto('events').values({ request_id: a.id, at: a.at, kind: a.kind, message: a.message }),
+);
+const insertArtifact = prepared((db, a: ArtifactValues) =>
+  db.insertInto('artifacts').values(pick(ARTIFACT_COLUMNS, a as Record<string, unknown>) as ArtifactValues),
+);
+const requestById = prepared((db, a: { id: string }) =>
+  db.selectFrom('requests').selectAll().where('id', '=', a.id),
+);
+const claimNext = prepared((db, a: { now: number }, d) =>
+  db
+    .updateTable('requests')
+    .set((eb) => ({ queue: 'working', attempts: eb('attempts', '+', 1), updated_at: a.now }))
+    // SKIP LOCKED: two nodes claiming at once take different requests (SQLite writes one at a time).
+    .where(
+      'id',
+      '=',
+      d.forUpdate(
+        db
+          .selectFrom('requests')
+          .select('id')
+          .where('queue', '=', 'queued')
+          .orderBy('created_at')
+          .orderBy(sql.ref(d.insertionOrder))
+          .limit(1),
+        true,
+      ),
+    )
+    .returningAll(),
+);
+const claimOne = prepared(
+  (
+    db,
+    a: { id: string; now: number; token: string | null; beat: number | null; staleBefore: number | null },
+  ) =>
+    db
+      .updateTable('requests')
+      .set((eb) => ({
+        queue: 'working',
+        attempts: eb('attempts', '+', 1),
+        updated_at: a.now,
+        claim_token: a.token,
+        heartbeat_at: a.beat,
+      }))
+      .where('id', '=', a.id)
+      .where('status', '=', 'running')
+      .where((eb) => {
+        const staleBefore = eb.cast<number | null>(eb.val(a.staleBefore), 'bigint');
+        return eb.or([
+          eb(staleBefore, 'is', null),
+          eb('queue', '<>', 'working'),
+          eb('heartbeat_at', 'is', null),
+          eb('heartbeat_at', '<', staleBefore),
+        ]);
+      })
+      .returningAll(),
+);
+const beat = prepared((db, a: { id: string; token: string; now: number }) =>
+  db
+    .updateTable('requests')
+    .set({ heartbeat_at: a.now })
+    .where('id', '=', a.id)
+    .where('claim_token', '=', a.token)
+    .where('queue', '=', 'working')
+    .where('status', '=', 'running'),
+);
+const requeueById = prepared((db, a: { id: string; now: number; token: string | null }) =>
+  db
+    .updateTable('requests')
+    .set({ queue: 'queued', progress: QUEUED_PROGRESS, updated_at: a.now, claim_token: null })
+    .where('id', '=', a.id)
+    .where('status', '=', 'running')
+    .where((eb) => {
+      const token = eb.cast<string | null>(eb.val(a.token), 'text');
+      return eb.or([eb(token, 'is', null), eb('claim_token', '=', token)]);
+    }),
+);
+const setProgress = prepared((db, a: { id: string; progress: string; now: number }) =>
+  db.updateTable('requests').set({ progress: a.progress, updated_at: a.now }).where('id', '=', a.id),
+);
+const runningProgress = prepared((db, a: { id: string }, d) =>
+  d.forUpdate(
+    db.selectFrom('requests').select('progress').where('id', '=', a.id).where('status', '=', 'running'),
+  ),
+);
+const finish = prepared(
+  (
+    db,
+    a: {
+      id: string;
+      status: string;
+      code: string | null;
+      message: string | null;
+      now: number;
+      progress: string;
+    },
+  ) =>
+    db
+      .updateTable('requests')
+      .set({
+        status: a.status,
+        queue: 'done',
+        error_code: a.code,
+        error_message: a.message,
+        updated_at: a.now,
+        finished_at: a.now,
+        progress: a.progress,
+      })
+      .where('id', '=', a.id),
+);
+const eventsOf = prepared((db, a: { id: string }) =>
+  db.selectFrom('events').select(['at', 'kind', 'message']).where('request_id', '=', a.id).orderBy('seq'),
+);
+const artifactsOf = prepared((db, a: { id: string }) =>
+  db.selectFrom('artifacts').selectAll().where('request_id', '=', a.id).orderBy('position'),
+);
+const artifactByName = prepared((db, a: { id: string; name: string }) =>
+  db.selectFrom('artifacts').selectAll().where('request_id', '=', a.id).where('name', '=', a.name),
+);
 
 const QUEUED_PROGRESS = JSON.stringify({ percent: 0, stage: 'queued', step: 0, steps: 0 } satisfies Progress);
 
@@ -35,18 +209,19 @@ export class SqlRequestStore implements RequestStore {
   ) {}
 
   async createRequest(r: NewRequest, events: readonly TimelineEvent[]): Promise<void> {
+    const row = requestRow(r) as RequestValues;
     if (events.length === 0) {
-      await this.db.insertInto('requests').values(requestRow(r)).execute();
+      await insertRequest(this.db, this.d, row);
       return;
     }
     await this.db.transaction().execute(async (trx) => {
-      await trx.insertInto('requests').values(requestRow(r)).execute();
-      await insertEvents(trx, r.id, events);
+      await insertRequest(trx, this.d, row);
+      await this.insertEvents(trx, r.id, events);
     });
   }
 
   async getRequest(id: string): Promise<RequestRecord | undefined> {
-    const row = await this.db.selectFrom('requests').selectAll().where('id', '=', id).executeTakeFirst();
+    const [row] = (await requestById(this.db, this.d, { id })).rows;
     return row && toRequest(row);
   }
 
@@ -72,65 +247,28 @@ export class SqlRequestStore implements RequestStore {
   }
 
   async claimNextQueued(now: number): Promise<RequestRecord | undefined> {
-    // One statement: two processes claiming at once take different requests (SKIP LOCKED on
-    // PostgreSQL; SQLite runs one writing statement at a time).
-    const next = this.d.forUpdate(
-      this.db
-        .selectFrom('requests')
-        .select('id')
-        .where('queue', '=', 'queued')
-        .orderBy('created_at')
-        .orderBy(sql.ref(this.d.insertionOrder))
-        .limit(1),
-      true,
-    );
-    const row = await this.db
-      .updateTable('requests')
-      .set((eb) => ({ queue: 'working', attempts: eb('attempts', '+', 1), updated_at: now }))
-      .where('id', '=', next)
-      .returningAll()
-      .executeTakeFirst();
+    const [row] = (await claimNext(this.db, this.d, { now })).rows;
     return row && toRequest(row);
   }
 
   async claim(id: string, now: number, ticket?: ClaimTicket): Promise<RequestRecord | undefined> {
     // Two workers claiming at once: the second UPDATE waits for the first's row lock, then checks
     // its condition against the row the first left (working, fresh heartbeat) and changes nothing.
-    const row = await this.db
-      .updateTable('requests')
-      .set((eb) => ({
-        queue: 'working',
-        attempts: eb('attempts', '+', 1),
-        updated_at: now,
-        claim_token: ticket ? claimTokenHash(ticket.token) : null,
-        heartbeat_at: ticket ? now : null,
-      }))
-      .where('id', '=', id)
-      .where('status', '=', 'running')
-      .$if(ticket !== undefined, (q) =>
-        q.where((eb) =>
-          eb.or([
-            eb('queue', '<>', 'working'),
-            eb('heartbeat_at', 'is', null),
-            eb('heartbeat_at', '<', ticket!.staleBefore),
-          ]),
-        ),
-      )
-      .returningAll()
-      .executeTakeFirst();
+    const [row] = (
+      await claimOne(this.db, this.d, {
+        id,
+        now,
+        token: ticket ? claimTokenHash(ticket.token) : null,
+        beat: ticket ? now : null,
+        staleBefore: ticket?.staleBefore ?? null,
+      })
+    ).rows;
     return row && toRequest(row);
   }
 
   async heartbeat(id: string, token: string, now: number): Promise<boolean> {
-    const { numUpdatedRows } = await this.db
-      .updateTable('requests')
-      .set({ heartbeat_at: now })
-      .where('id', '=', id)
-      .where('claim_token', '=', claimTokenHash(token))
-      .where('queue', '=', 'working')
-      .where('status', '=', 'running')
-      .executeTakeFirst();
-    return numUpdatedRows === 1n;
+    const { numAffectedRows } = await beat(this.db, this.d, { id, token: claimTokenHash(token), now });
+    return numAffectedRows === 1n;
   }
 
   async releaseStale(now: number, staleBefore: number): Promise<RequestRecord[]> {
@@ -166,7 +304,7 @@ export class SqlRequestStore implements RequestStore {
       const failed: RequestRecord[] = [];
       for (const r of rows.map(toRequest)) {
         if (r.inputKey && r.attempts < maxAttempts) {
-          await requeueOne(trx, r.id, now);
+          await this.requeueOne(trx, r.id, now);
           requeued.push(r);
         } else {
           failed.push(r);
@@ -177,15 +315,18 @@ export class SqlRequestStore implements RequestStore {
   }
 
   async requeue(id: string, now: number, token?: string): Promise<boolean> {
-    return requeueOne(this.db, id, now, token);
+    return this.requeueOne(this.db, id, now, token);
+  }
+
+  /** Back to the queue while running; with a token, only while that claim holds the request. */
+  private async requeueOne(db: Db, id: string, now: number, token?: string): Promise<boolean> {
+    const hash = token ? claimTokenHash(token) : null;
+    const { numAffectedRows } = await requeueById(db, this.d, { id, now, token: hash });
+    return numAffectedRows === 1n;
   }
 
   async updateProgress(id: string, progress: Progress, now: number): Promise<void> {
-    await this.db
-      .updateTable('requests')
-      .set({ progress: JSON.stringify(progress), updated_at: now })
-      .where('id', '=', id)
-      .execute();
+    await setProgress(this.db, this.d, { id, progress: JSON.stringify(progress), now });
   }
 
   async finishSucceeded(
@@ -201,8 +342,8 @@ export class SqlRequestStore implements RequestStore {
         stage: 'done',
         step: p.steps,
       }));
-      if (finished && artifacts.length > 0)
-        await trx.insertInto('artifacts').values(artifacts.map(artifactRow)).execute();
+      if (finished)
+        for (const [i, a] of artifacts.entries()) await insertArtifact(trx, this.d, artifactRow(a, i));
       return finished;
     });
   }
@@ -213,11 +354,12 @@ export class SqlRequestStore implements RequestStore {
     now: number,
     events?: TimelineEvent | readonly TimelineEvent[],
   ): Promise<boolean> {
-    return this.db
-      .transaction()
-      .execute((trx) =>
-        this.finishRunning(trx, id, now, { status: 'failed', error, events }, (p) => ({ ...p, stage: 'done' })),
-      );
+    return this.db.transaction().execute((trx) =>
+      this.finishRunning(trx, id, now, { status: 'failed', error, events }, (p) => ({
+        ...p,
+        stage: 'done',
+      })),
+    );
   }
 
   /**
@@ -236,27 +378,22 @@ export class SqlRequestStore implements RequestStore {
     },
     finalProgress: (p: Progress) => Progress,
   ): Promise<boolean> {
-    const row = await this.d
-      .forUpdate(
-        trx.selectFrom('requests').select('progress').where('id', '=', id).where('status', '=', 'running'),
-      )
-      .executeTakeFirst();
+    const [row] = (await runningProgress(trx, this.d, { id })).rows;
     if (!row) return false;
-    await trx
-      .updateTable('requests')
-      .set({
-        status: outcome.status,
-        queue: 'done',
-        error_code: outcome.error?.code ?? null,
-        error_message: outcome.error?.message ?? null,
-        updated_at: now,
-        finished_at: now,
-        progress: JSON.stringify(finalProgress(JSON.parse(row.progress) as Progress)),
-      })
-      .where('id', '=', id)
-      .execute();
-    await insertEvents(trx, id, eventList(outcome.events));
+    await finish(trx, this.d, {
+      id,
+      status: outcome.status,
+      code: outcome.error?.code ?? null,
+      message: outcome.error?.message ?? null,
+      now,
+      progress: JSON.stringify(finalProgress(JSON.parse(row.progress) as Progress)),
+    });
+    await this.insertEvents(trx, id, eventList(outcome.events));
     return true;
+  }
+
+  private async insertEvents(db: Db, id: string, events: readonly TimelineEvent[]): Promise<void> {
+    for (const e of events) await insertEvent(db, this.d, { id, at: e.at, kind: e.kind, message: e.message });
   }
 
   async clearInputKey(id: string): Promise<void> {
@@ -264,35 +401,19 @@ export class SqlRequestStore implements RequestStore {
   }
 
   async addEvent(id: string, event: TimelineEvent): Promise<void> {
-    await insertEvents(this.db, id, [event]);
+    await this.insertEvents(this.db, id, [event]);
   }
 
   async timeline(id: string): Promise<TimelineEvent[]> {
-    return this.db
-      .selectFrom('events')
-      .select(['at', 'kind', 'message'])
-      .where('request_id', '=', id)
-      .orderBy('seq')
-      .execute();
+    return (await eventsOf(this.db, this.d, { id })).rows;
   }
 
   async artifacts(requestId: string): Promise<ArtifactRecord[]> {
-    const rows = await this.db
-      .selectFrom('artifacts')
-      .selectAll()
-      .where('request_id', '=', requestId)
-      .orderBy('position')
-      .execute();
-    return rows.map(toArtifact);
+    return (await artifactsOf(this.db, this.d, { id: requestId })).rows.map(toArtifact);
   }
 
   async artifact(requestId: string, name: string): Promise<ArtifactRecord | undefined> {
-    const row = await this.db
-      .selectFrom('artifacts')
-      .selectAll()
-      .where('request_id', '=', requestId)
-      .where('name', '=', name)
-      .executeTakeFirst();
+    const [row] = (await artifactByName(this.db, this.d, { id: requestId, name })).rows;
     return row && toArtifact(row);
   }
 
@@ -324,7 +445,11 @@ export class SqlRequestStore implements RequestStore {
       .select(['input_key', 'inputs'])
       .where('input_key', 'is not', null)
       .execute();
-    const artifacts = await this.db.selectFrom('artifacts').select('blob_key').where('expired', '=', 0).execute();
+    const artifacts = await this.db
+      .selectFrom('artifacts')
+      .select('blob_key')
+      .where('expired', '=', 0)
+      .execute();
     return new Set([...inputs.flatMap(inputKeysOf), ...artifacts.map((r) => r.blob_key)]);
   }
 
@@ -381,27 +506,9 @@ export class SqlRequestStore implements RequestStore {
     await this.db
       .insertInto('health')
       .values({ id: 1, checked_at: Date.now() })
-      .onConflict((oc) => oc.column('id').doUpdateSet((eb) => ({ checked_at: eb.ref('excluded.checked_at') })))
+      .onConflict((oc) =>
+        oc.column('id').doUpdateSet((eb) => ({ checked_at: eb.ref('excluded.checked_at') })),
+      )
       .execute();
   }
-}
-
-async function insertEvents(db: Db, id: string, events: readonly TimelineEvent[]): Promise<void> {
-  if (events.length === 0) return;
-  await db
-    .insertInto('events')
-    .values(events.map((e) => ({ request_id: id, at: e.at, kind: e.kind, message: e.message })))
-    .execute();
-}
-
-/** Back to the queue while running; with a token, only while that claim holds the request. */
-async function requeueOne(db: Db, id: string, now: number, token?: string): Promise<boolean> {
-  const { numUpdatedRows } = await db
-    .updateTable('requests')
-    .set({ queue: 'queued', progress: QUEUED_PROGRESS, updated_at: now, claim_token: null })
-    .where('id', '=', id)
-    .where('status', '=', 'running')
-    .$if(Boolean(token), (q) => q.where('claim_token', '=', claimTokenHash(token!)))
-    .executeTakeFirst();
-  return numUpdatedRows === 1n;
 }
