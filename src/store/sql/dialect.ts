@@ -42,6 +42,14 @@ export interface SqlDialect extends SchemaDialect {
   forUpdate<Q extends SelectQueryBuilder<Schema, keyof Schema, object>>(query: Q, skipLocked?: boolean): Q;
   /** Inside a transaction: waits until no other transaction, on any node, holds `key`; holds it until the end. */
   lockKey(trx: Kysely<Schema>, key: string): Promise<void>;
+  /** Runs `fn` in a transaction: committed when it returns, rolled back when it throws. */
+  transaction<T>(db: Kysely<Schema>, fn: (trx: Kysely<Schema>) => Promise<T>): Promise<T>;
+  /**
+   * Runs a compiled query at once, without a turn of the event loop, where the driver can
+   * (SQLite, whose calls are synchronous, when nothing else holds the connection); undefined: run
+   * it the usual way.
+   */
+  runNow(db: Kysely<Schema>, query: CompiledQuery): QueryResult<unknown> | undefined;
 }
 
 // biome-ignore lint/suspicious/noExplicitAny: schema builders of any table
@@ -59,6 +67,31 @@ export const sqliteDialect: SqlDialect = {
       t.addColumn(name, 'integer', (c) => c.primaryKey().autoIncrement()) as T,
   forUpdate: (query) => query,
   lockKey: async () => {},
+  // The connection's own transaction, on the builder that runs on the connection as it is held.
+  transaction: async (db, fn) => {
+    const { driver, held } = sqliteDrivers.get(db)!;
+    const connection = await driver.acquireConnection();
+    try {
+      await connection.executeQuery(CompiledQuery.raw('BEGIN IMMEDIATE'));
+      try {
+        const result = await fn(held);
+        await connection.executeQuery(CompiledQuery.raw('COMMIT'));
+        return result;
+      } catch (err) {
+        await connection.executeQuery(CompiledQuery.raw('ROLLBACK')).catch(() => {});
+        throw err;
+      }
+    } finally {
+      await driver.releaseConnection();
+    }
+  },
+  runNow: (db, query) => {
+    const target = sqliteDrivers.get(db);
+    // Outside a transaction, only while no transaction holds the connection: a statement run now
+    // would otherwise join it.
+    if (!target || (target.held !== db && target.driver.held)) return undefined;
+    return target.driver.connection.runNow(query);
+  },
 };
 
 export const postgresDialect: SqlDialect = {
@@ -77,6 +110,8 @@ export const postgresDialect: SqlDialect = {
   lockKey: async (trx, key) => {
     await sql`SELECT pg_advisory_xact_lock(hashtextextended(${`fileconv.${key}`}, 0))`.execute(trx);
   },
+  transaction: (db, fn) => db.transaction().execute(fn),
+  runNow: () => undefined,
 };
 
 /** How long a SQLite statement waits for another connection's write lock before failing. */
@@ -94,20 +129,29 @@ class SqliteConnection implements DatabaseConnection {
   constructor(private readonly db: Database.Database) {}
 
   async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
+    const deadline = Date.now() + SQLITE_BUSY_MS;
+    for (let wait = 1; ; wait = Math.min(wait * 2, 50)) {
+      const result = this.runNow<R>(query);
+      if (result) return result;
+      if (Date.now() > deadline)
+        throw new Error(`the SQLite database stayed locked for ${SQLITE_BUSY_MS} ms`);
+      await setTimeout(wait);
+    }
+  }
+
+  /** Runs the query; undefined when another connection holds the lock it needs. */
+  runNow<R>(query: CompiledQuery): QueryResult<R> | undefined {
     let statement = this.prepared.get(query.sql);
     if (!statement) {
       statement = this.db.prepare(query.sql);
       this.prepared.set(query.sql, statement);
     }
-    const deadline = Date.now() + SQLITE_BUSY_MS;
-    for (let wait = 1; ; wait = Math.min(wait * 2, 50)) {
-      try {
-        if (statement.reader) return { rows: statement.all(query.parameters) as R[] };
-        return { rows: [], numAffectedRows: BigInt(statement.run(query.parameters).changes) };
-      } catch (err) {
-        if ((err as { code?: string }).code !== 'SQLITE_BUSY' || Date.now() > deadline) throw err;
-        await setTimeout(wait);
-      }
+    try {
+      if (statement.reader) return { rows: statement.all(query.parameters) as R[] };
+      return { rows: [], numAffectedRows: BigInt(statement.run(query.parameters).changes) };
+    } catch (err) {
+      if ((err as { code?: string }).code === 'SQLITE_BUSY') return undefined;
+      throw err;
     }
   }
 
@@ -117,10 +161,16 @@ class SqliteConnection implements DatabaseConnection {
   }
 }
 
+/**
+ * The driver of each SQLite query builder, and a second builder on its connection that takes no
+ * turn (`held`): the one transactions run on, while they hold the connection.
+ */
+const sqliteDrivers = new WeakMap<Kysely<Schema>, { driver: SqliteConnectionDriver; held: Kysely<Schema> }>();
+
 /** The driver of that connection: one user at a time, and transactions that begin IMMEDIATE (see above). */
 class SqliteConnectionDriver implements Driver {
-  private readonly connection: SqliteConnection;
-  private held = false;
+  readonly connection: SqliteConnection;
+  held = false;
   private readonly waiting: (() => void)[] = [];
 
   constructor(private readonly db: Database.Database) {
@@ -163,13 +213,31 @@ class SqliteConnectionDriver implements Driver {
  * connection's (above), not SQLite's busy handler, which would block the whole process.
  */
 export function sqliteKysely(db: Database.Database): Kysely<Schema> {
+  const driver = new SqliteConnectionDriver(db);
   const dialect: Dialect = {
     createAdapter: () => new SqliteAdapter(),
-    createDriver: () => new SqliteConnectionDriver(db),
+    createDriver: () => driver,
     createIntrospector: (k) => new SqliteIntrospector(k),
     createQueryCompiler: () => new SqliteQueryCompiler(),
   };
   const k = new Kysely<Schema>({ dialect });
+  const held = new Kysely<Schema>({
+    dialect: {
+      ...dialect,
+      createDriver: () => ({
+        ...driver,
+        init: async () => {},
+        acquireConnection: async () => driver.connection,
+        releaseConnection: async () => {},
+        beginTransaction: () => Promise.reject(new Error('already in a transaction')),
+        commitTransaction: async () => {},
+        rollbackTransaction: async () => {},
+        destroy: async () => {},
+      }),
+    },
+  });
+  sqliteDrivers.set(k, { driver, held });
+  sqliteDrivers.set(held, { driver, held });
   migrateSqlite(db, k);
   db.pragma('busy_timeout = 0');
   return k;

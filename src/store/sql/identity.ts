@@ -169,7 +169,7 @@ export class SqlWriteLimitStore implements WriteLimitStore {
 
   async admit(key: string, limit: number, windowMs: number, now: number): Promise<RateLimitResult> {
     const since = now - windowMs;
-    const result = await this.db.transaction().execute(async (trx) => {
+    const result = await this.d.transaction(this.db, async (trx) => {
       await this.d.lockKey(trx, `write-limit:${key}`);
       const seen = await trx
         .selectFrom('write_admissions')

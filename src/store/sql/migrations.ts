@@ -62,17 +62,14 @@ export const MIGRATIONS: readonly Migration[] = [
       .on('requests')
       .columns(d.inInsertionOrder(['queue', 'created_at'])),
     db.schema.createIndex('requests_owner').on('requests').columns(['owner_hash', 'created_at']),
-    db.schema.createIndex('requests_kind').on('requests').columns(['kind', 'status', 'conversion']),
+    // Only indexes the queries need: each one more is written on every claim and finish (the
+    // stale-claim sweep finds `working` rows through requests_queue).
+    db.schema.createIndex('requests_kind').on('requests').columns(['kind', 'created_at']),
     db.schema
       .createIndex('requests_input')
       .on('requests')
       .column('input_key')
       .where(sql.ref('input_key'), 'is not', null),
-    db.schema
-      .createIndex('requests_heartbeat')
-      .on('requests')
-      .column('heartbeat_at')
-      .where(sql.ref('queue'), '=', 'working'),
     db.schema
       .createTable('artifacts')
       .addColumn('request_id', 'text', (c) => c.notNull().references('requests.id').onDelete('cascade'))

@@ -20,7 +20,7 @@ export function prepared<A extends object, R>(
   build: (db: Kysely<Schema>, args: A, d: SqlDialect) => Compilable<R>,
 ): (db: Kysely<Schema>, d: SqlDialect, args: A) => Promise<QueryResult<R>> {
   const compiled = new Map<SqlDialect['name'], CompiledQuery<R>>();
-  return (db, d, args) => {
+  return async (db, d, args) => {
     let query = compiled.get(d.name);
     if (!query) {
       query = build(db, slots as A, d).compile();
@@ -28,6 +28,7 @@ export function prepared<A extends object, R>(
     }
     const values = args as Record<string, unknown>;
     const parameters = query.parameters.map((p) => (p instanceof Slot ? values[p.name] : p));
-    return db.executeQuery<R>({ ...query, parameters });
+    const run = { ...query, parameters };
+    return (d.runNow(db, run) as QueryResult<R> | undefined) ?? db.executeQuery<R>(run);
   };
 }

@@ -214,7 +214,7 @@ export class SqlRequestStore implements RequestStore {
       await insertRequest(this.db, this.d, row);
       return;
     }
-    await this.db.transaction().execute(async (trx) => {
+    await this.d.transaction(this.db, async (trx) => {
       await insertRequest(trx, this.d, row);
       await this.insertEvents(trx, r.id, events);
     });
@@ -289,7 +289,7 @@ export class SqlRequestStore implements RequestStore {
     now: number,
     maxAttempts: number,
   ): Promise<{ requeued: RequestRecord[]; failed: RequestRecord[] }> {
-    return this.db.transaction().execute(async (trx) => {
+    return this.d.transaction(this.db, async (trx) => {
       const rows = await this.d
         .forUpdate(
           trx
@@ -335,7 +335,7 @@ export class SqlRequestStore implements RequestStore {
     now: number,
     events?: TimelineEvent | readonly TimelineEvent[],
   ): Promise<boolean> {
-    return this.db.transaction().execute(async (trx) => {
+    return this.d.transaction(this.db, async (trx) => {
       const finished = await this.finishRunning(trx, id, now, { status: 'succeeded', events }, (p) => ({
         ...p,
         percent: 100,
@@ -354,7 +354,7 @@ export class SqlRequestStore implements RequestStore {
     now: number,
     events?: TimelineEvent | readonly TimelineEvent[],
   ): Promise<boolean> {
-    return this.db.transaction().execute((trx) =>
+    return this.d.transaction(this.db, (trx) =>
       this.finishRunning(trx, id, now, { status: 'failed', error, events }, (p) => ({
         ...p,
         stage: 'done',
