@@ -74,6 +74,17 @@ export class SqlKeyStore implements KeyStore {
   }
 }
 
+/** A quota's answer when `used` units of `limit` are counted today. */
+function standing(allowed: boolean, used: number, limit: number, now: number): QuotaResult {
+  return {
+    allowed,
+    limit,
+    remaining: Math.max(0, limit - used),
+    resetAt: nextUtcMidnight(now),
+    day: utcDay(now),
+  };
+}
+
 /**
  * Daily quotas. consume is one INSERT .. ON CONFLICT DO UPDATE .. WHERE used < limit: the
  * database runs it against the newest count (SQLite: one writer at a time; PostgreSQL: the row
@@ -112,8 +123,7 @@ export class SqlQuotaStore implements QuotaStore {
       .returning('used')
       .executeTakeFirst();
     // Refused means the count is at (or past) the limit: nothing remains.
-    const remaining = taken ? Math.max(0, limit - taken.used) : 0;
-    return { allowed: taken !== undefined, limit, remaining, resetAt: nextUtcMidnight(now), day };
+    return standing(taken !== undefined, taken ? taken.used : limit, limit, now);
   }
 
   async peek(
@@ -122,22 +132,15 @@ export class SqlQuotaStore implements QuotaStore {
     limit: number,
     now: number = Date.now(),
   ): Promise<QuotaResult> {
-    const day = utcDay(now);
     const row = await this.db
       .selectFrom('quota_usage')
       .select('used')
       .where('identity', '=', identity)
       .where('kind', '=', kind)
-      .where('day', '=', day)
+      .where('day', '=', utcDay(now))
       .executeTakeFirst();
     const used = row?.used ?? 0;
-    return {
-      allowed: used < limit,
-      limit,
-      remaining: Math.max(0, limit - used),
-      resetAt: nextUtcMidnight(now),
-      day,
-    };
+    return standing(used < limit, used, limit, now);
   }
 
   async refund(identity: string, draw: QuotaDraw): Promise<boolean> {

@@ -1,4 +1,4 @@
-import { type Insertable, type Kysely, sql } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import type { Progress } from '../../run/types.js';
 import { claimTokenHash } from '../claim-token.js';
 import {
@@ -15,186 +15,27 @@ import {
   type TimelineEvent,
 } from '../types.js';
 import type { SqlDialect } from './dialect.js';
-import { prepared } from './prepared.js';
 import {
-  type ArtifactsTable,
-  artifactRow,
-  inputKeysOf,
-  type RequestsTable,
-  requestRow,
-  type Schema,
-  toArtifact,
-  toRequest,
-} from './schema.js';
+  artifactByName,
+  artifactsOf,
+  beat,
+  claimNext,
+  claimOne,
+  eventsOf,
+  finish,
+  insertArtifact,
+  insertEvent,
+  insertRequest,
+  QUEUED_PROGRESS,
+  type RequestValues,
+  requestById,
+  requeueById,
+  runningProgress,
+  setProgress,
+} from './request-queries.js';
+import { artifactRow, inputKeysOf, requestRow, type Schema, toArtifact, toRequest } from './schema.js';
 
 type Db = Kysely<Schema>;
-
-/** Every column a new request's row sets (schema.ts, requestRow). */
-const REQUEST_COLUMNS = [
-  'id',
-  'kind',
-  'status',
-  'conversion',
-  'from_format',
-  'to_format',
-  'options',
-  'filename',
-  'input_key',
-  'owner_hash',
-  'identity',
-  'queue',
-  'progress',
-  'report',
-  'quota_kind',
-  'quota_day',
-  'created_at',
-  'updated_at',
-  'finished_at',
-  'inputs',
-] as const;
-const ARTIFACT_COLUMNS = [
-  'request_id',
-  'name',
-  'format',
-  'mime',
-  'size',
-  'sha256',
-  'blob_key',
-  'filename',
-  'position',
-  'expires_at',
-  'checks',
-] as const;
-type RequestValues = Required<Insertable<RequestsTable>>;
-type ArtifactValues = Insertable<ArtifactsTable>;
-const pick = <K extends string>(columns: readonly K[], from: Record<K, unknown>) =>
-  Object.fromEntries(columns.map((c) => [c, from[c]]));
-
-// The queries of the hot paths (filing, status reads, claims, heartbeats, progress, finishing).
-const insertRequest = prepared((db, a: RequestValues) =>
-  db.insertInto('requests').values(pick(REQUEST_COLUMNS, a) as RequestValues),
-);
-const insertEvent = prepared((db, a: { id: string; at: number; kind: string; message: string }) =>
-  db.insertInto('events').values({ request_id: a.id, at: a.at, kind: a.kind, message: a.message }),
-);
-const insertArtifact = prepared((db, a: ArtifactValues) =>
-  db.insertInto('artifacts').values(pick(ARTIFACT_COLUMNS, a as Record<string, unknown>) as ArtifactValues),
-);
-const requestById = prepared((db, a: { id: string }) =>
-  db.selectFrom('requests').selectAll().where('id', '=', a.id),
-);
-const claimNext = prepared((db, a: { now: number }, d) =>
-  db
-    .updateTable('requests')
-    .set((eb) => ({ queue: 'working', attempts: eb('attempts', '+', 1), updated_at: a.now }))
-    // SKIP LOCKED: two nodes claiming at once take different requests (SQLite writes one at a time).
-    .where(
-      'id',
-      '=',
-      d.forUpdate(
-        db
-          .selectFrom('requests')
-          .select('id')
-          .where('queue', '=', 'queued')
-          .orderBy('created_at')
-          .orderBy(sql.ref(d.insertionOrder))
-          .limit(1),
-        true,
-      ),
-    )
-    .returningAll(),
-);
-const claimOne = prepared(
-  (
-    db,
-    a: { id: string; now: number; token: string | null; beat: number | null; staleBefore: number | null },
-  ) =>
-    db
-      .updateTable('requests')
-      .set((eb) => ({
-        queue: 'working',
-        attempts: eb('attempts', '+', 1),
-        updated_at: a.now,
-        claim_token: a.token,
-        heartbeat_at: a.beat,
-      }))
-      .where('id', '=', a.id)
-      .where('status', '=', 'running')
-      .where((eb) => {
-        const staleBefore = eb.cast<number | null>(eb.val(a.staleBefore), 'bigint');
-        return eb.or([
-          eb(staleBefore, 'is', null),
-          eb('queue', '<>', 'working'),
-          eb('heartbeat_at', 'is', null),
-          eb('heartbeat_at', '<', staleBefore),
-        ]);
-      })
-      .returningAll(),
-);
-const beat = prepared((db, a: { id: string; token: string; now: number }) =>
-  db
-    .updateTable('requests')
-    .set({ heartbeat_at: a.now })
-    .where('id', '=', a.id)
-    .where('claim_token', '=', a.token)
-    .where('queue', '=', 'working')
-    .where('status', '=', 'running'),
-);
-const requeueById = prepared((db, a: { id: string; now: number; token: string | null }) =>
-  db
-    .updateTable('requests')
-    .set({ queue: 'queued', progress: QUEUED_PROGRESS, updated_at: a.now, claim_token: null })
-    .where('id', '=', a.id)
-    .where('status', '=', 'running')
-    .where((eb) => {
-      const token = eb.cast<string | null>(eb.val(a.token), 'text');
-      return eb.or([eb(token, 'is', null), eb('claim_token', '=', token)]);
-    }),
-);
-const setProgress = prepared((db, a: { id: string; progress: string; now: number }) =>
-  db.updateTable('requests').set({ progress: a.progress, updated_at: a.now }).where('id', '=', a.id),
-);
-const runningProgress = prepared((db, a: { id: string }, d) =>
-  d.forUpdate(
-    db.selectFrom('requests').select('progress').where('id', '=', a.id).where('status', '=', 'running'),
-  ),
-);
-const finish = prepared(
-  (
-    db,
-    a: {
-      id: string;
-      status: string;
-      code: string | null;
-      message: string | null;
-      now: number;
-      progress: string;
-    },
-  ) =>
-    db
-      .updateTable('requests')
-      .set({
-        status: a.status,
-        queue: 'done',
-        error_code: a.code,
-        error_message: a.message,
-        updated_at: a.now,
-        finished_at: a.now,
-        progress: a.progress,
-      })
-      .where('id', '=', a.id),
-);
-const eventsOf = prepared((db, a: { id: string }) =>
-  db.selectFrom('events').select(['at', 'kind', 'message']).where('request_id', '=', a.id).orderBy('seq'),
-);
-const artifactsOf = prepared((db, a: { id: string }) =>
-  db.selectFrom('artifacts').selectAll().where('request_id', '=', a.id).orderBy('position'),
-);
-const artifactByName = prepared((db, a: { id: string; name: string }) =>
-  db.selectFrom('artifacts').selectAll().where('request_id', '=', a.id).where('name', '=', a.name),
-);
-
-const QUEUED_PROGRESS = JSON.stringify({ percent: 0, stage: 'queued', step: 0, steps: 0 } satisfies Progress);
 
 /**
  * RequestStore on SQLite or PostgreSQL. Every state change that a second process or node could
