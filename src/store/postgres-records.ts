@@ -1,28 +1,17 @@
-import { PostgresRequestStore } from './postgres.js';
-import { createPool, databaseUnavailable, migrate } from './postgres-db.js';
-import {
-  PostgresKeyStore,
-  PostgresQuotaStore,
-  PostgresSecretStore,
-  PostgresWriteLimitStore,
-} from './postgres-identity.js';
+import { createPool, databaseUnavailable } from './postgres-db.js';
+import { migratePostgres, postgresDialect, postgresKysely } from './sql/dialect.js';
+import { sqlRecords } from './sql/records.js';
 import type { Records } from './types.js';
 
 /** The record stores on a PostgreSQL database (`postgres://` URL); migrates the schema first. */
 export async function openPostgresRecords(url: string): Promise<Records> {
   const pool = createPool(url);
+  const db = postgresKysely(pool);
   try {
-    await migrate(pool);
+    await migratePostgres(db);
   } catch (err) {
-    await pool.end();
+    await db.destroy();
     throw databaseUnavailable(url, err);
   }
-  return {
-    requests: new PostgresRequestStore(pool),
-    keys: new PostgresKeyStore(pool),
-    quotas: new PostgresQuotaStore(pool),
-    writeLimits: new PostgresWriteLimitStore(pool),
-    secrets: new PostgresSecretStore(pool),
-    close: () => pool.end(),
-  };
+  return sqlRecords(db, postgresDialect, () => db.destroy());
 }

@@ -1,27 +1,20 @@
 import { join } from 'node:path';
-import { SqliteRequestStore } from './sqlite.js';
+import { sqliteDialect, sqliteKysely } from './sql/dialect.js';
+import { sqlRecords } from './sql/records.js';
 import { DATABASE_FILE, openDatabase } from './sqlite-db.js';
-import {
-  SqliteKeyStore,
-  SqliteQuotaStore,
-  SqliteSecretStore,
-  SqliteWriteLimitStore,
-} from './sqlite-identity.js';
 import type { Records } from './types.js';
 
 /** The record stores on one SQLite file (the embedded default: `fileconv.db` in the data directory). */
 export function openSqliteRecords(file: string): Records {
-  const db = openDatabase(file);
-  return {
-    requests: new SqliteRequestStore(db),
-    keys: new SqliteKeyStore(db),
-    quotas: new SqliteQuotaStore(db),
-    writeLimits: new SqliteWriteLimitStore(db),
-    secrets: new SqliteSecretStore(db),
-    async close() {
-      if (db.open) db.close();
-    },
-  };
+  const raw = openDatabase(file);
+  let db: ReturnType<typeof sqliteKysely>;
+  try {
+    db = sqliteKysely(raw);
+  } catch (err) {
+    raw.close();
+    throw err;
+  }
+  return sqlRecords(db, sqliteDialect, () => db.destroy());
 }
 
 /** The record stores of a data directory. */

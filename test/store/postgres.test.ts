@@ -1,8 +1,8 @@
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { openPostgresRecords } from '../../src/store/postgres-records.js';
-import { PG_MIGRATIONS } from '../../src/store/postgres-schema.js';
 import { PgBossQueue } from '../../src/store/queue/pg-boss.js';
+import { postgresDialect, schemaVersion } from '../../src/store/sql/dialect.js';
 import type { Records } from '../../src/store/types.js';
 import { POSTGRES_MISSING, postgresBin, startPostgres, type TestPostgres } from '../support/postgres.js';
 import { jsonArtifact, queuedConversion } from '../support/records.js';
@@ -47,7 +47,7 @@ describe.skipIf(!postgresBin)(
       await client.connect();
       try {
         const { rows } = await client.query('SELECT version FROM fileconv_schema');
-        expect(rows).toEqual([{ version: PG_MIGRATIONS.length }]);
+        expect(rows).toEqual([{ version: schemaVersion(postgresDialect) }]);
       } finally {
         await client.end();
       }
