@@ -4,6 +4,7 @@ import { FileconvError } from '../errors/index.js';
 import { resolveFormat } from '../formats/index.js';
 import type { QuotaKind } from '../identity/quota.js';
 import type { Plan } from '../plan/types.js';
+import { laneOf } from '../plan/lane.js';
 import type { ScratchSpace } from '../run/scratch.js';
 import type { BlobStore, NewRequest, QuotaDraw, RequestStore, TimelineEvent } from '../store/types.js';
 import type { OptionSecrets } from './option-secrets.js';
@@ -174,6 +175,7 @@ export async function submitConversion(
         inputKey: input.key,
         steps: plan.steps.length,
         quota: usesVoice(plan) ? 'voice' : 'conversions',
+        lane: laneOf(plan),
       },
       [
         {
@@ -202,6 +204,8 @@ export interface FiledRequest {
   inputs?: NewRequest['inputs'];
   steps: number;
   quota: QuotaKind;
+  /** The queue lane (src/plan/lane.ts). */
+  lane: string;
 }
 
 /**
@@ -235,6 +239,7 @@ export async function fileRequest(
         ownerHash: sub.ownerHash,
         identity: sub.metering.identity,
         quota: draw,
+        lane: filed.lane,
         queue: 'queued',
         progress: { percent: 0, stage: 'queued', step: 0, steps: filed.steps },
         createdAt: sub.receivedAt,

@@ -95,4 +95,6 @@ export const PG_MIGRATIONS: readonly string[] = [
   `ALTER TABLE requests ADD COLUMN claim_token TEXT;
    ALTER TABLE requests ADD COLUMN heartbeat_at BIGINT;
    CREATE INDEX requests_heartbeat ON requests (heartbeat_at) WHERE queue = 'working';`,
+  // The queue lane of a conversion (the engine of its main work): claims pass over full lanes.
+  `ALTER TABLE requests ADD COLUMN lane TEXT;`,
 ];

@@ -19,8 +19,8 @@ export const QUEUED_PROGRESS: Progress = { percent: 0, stage: 'queued', step: 0,
 export async function insertRequest(client: pg.PoolClient, r: NewRequest): Promise<void> {
   await client.query(
     `INSERT INTO requests (id, kind, status, conversion, from_format, to_format, options, filename, input_key,
-       owner_hash, identity, queue, progress, report, quota_kind, quota_day, created_at, updated_at, finished_at, inputs)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $17, $18, $19)`,
+       owner_hash, identity, queue, progress, report, quota_kind, quota_day, created_at, updated_at, finished_at, inputs, lane)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $17, $18, $19, $20)`,
     [
       r.id,
       r.kind,
@@ -41,6 +41,7 @@ export async function insertRequest(client: pg.PoolClient, r: NewRequest): Promi
       r.createdAt,
       r.status === 'running' ? null : r.createdAt,
       r.inputs ? JSON.stringify(r.inputs) : null,
+      r.lane ?? null,
     ],
   );
 }

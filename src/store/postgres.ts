@@ -60,14 +60,14 @@ export class PostgresRequestStore implements RequestStore {
     return rows[0]!.n;
   }
 
-  async claimNextQueued(now: number): Promise<RequestRecord | undefined> {
+  async claimNextQueued(now: number, fullLanes: readonly string[] = []): Promise<RequestRecord | undefined> {
     // SKIP LOCKED: two nodes claiming at once take different requests instead of waiting.
     const { rows } = await this.pool.query<RequestRow>(
       `UPDATE requests SET queue = 'working', attempts = attempts + 1, updated_at = $1
-         WHERE id = (SELECT id FROM requests WHERE queue = 'queued' ORDER BY created_at, seq
-                     LIMIT 1 FOR UPDATE SKIP LOCKED)
+         WHERE id = (SELECT id FROM requests WHERE queue = 'queued' AND coalesce(lane, '') <> ALL($2::text[])
+                     ORDER BY created_at, seq LIMIT 1 FOR UPDATE SKIP LOCKED)
          RETURNING *`,
-      [now],
+      [now, fullLanes],
     );
     return rows[0] && toRequest(rows[0]);
   }

@@ -96,6 +96,8 @@ export const MIGRATIONS: readonly string[] = [
   // of its last heartbeat (both NULL when claimed by the embedded queue).
   `ALTER TABLE requests ADD COLUMN claim_token TEXT;
    ALTER TABLE requests ADD COLUMN heartbeat_at INTEGER;`,
+  // The queue lane of a conversion (the engine of its main work): claims pass over full lanes.
+  `ALTER TABLE requests ADD COLUMN lane TEXT;`,
 ];
 
 export interface RequestRow {
@@ -122,6 +124,7 @@ export interface RequestRow {
   quota_kind: string | null;
   quota_day: string | null;
   inputs: string | null;
+  lane: string | null;
 }
 
 export interface ArtifactRow {
@@ -161,6 +164,7 @@ export function toRequest(r: RequestRow): RequestRecord {
     updatedAt: r.updated_at,
     finishedAt: r.finished_at ?? undefined,
     quota: r.quota_kind && r.quota_day ? { kind: r.quota_kind as QuotaKind, day: r.quota_day } : undefined,
+    lane: r.lane ?? undefined,
   };
 }
 

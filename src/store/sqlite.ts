@@ -44,10 +44,10 @@ export class SqliteRequestStore implements RequestStore {
   async createRequest(r: NewRequest, events: readonly TimelineEvent[]): Promise<void> {
     const insert = this.sql(
       `INSERT INTO requests (id, kind, status, conversion, from_format, to_format, options, filename, input_key,
-         owner_hash, identity, queue, progress, report, quota_kind, quota_day, created_at, updated_at, finished_at, inputs)
+         owner_hash, identity, queue, progress, report, quota_kind, quota_day, created_at, updated_at, finished_at, inputs, lane)
        VALUES (@id, @kind, @status, @conversion, @from, @to, @options, @filename, @inputKey,
          @ownerHash, @identity, @queue, @progress, @report, @quotaKind, @quotaDay, @createdAt, @createdAt, @finishedAt,
-         @inputs)`,
+         @inputs, @lane)`,
     );
     this.db.transaction(() => {
       insert.run({
@@ -70,6 +70,7 @@ export class SqliteRequestStore implements RequestStore {
         createdAt: r.createdAt,
         finishedAt: r.status === 'running' ? null : r.createdAt,
         inputs: r.inputs ? JSON.stringify(r.inputs) : null,
+        lane: r.lane ?? null,
       });
       for (const e of events) this.insertEvent(r.id, e);
     })();
@@ -91,11 +92,13 @@ export class SqliteRequestStore implements RequestStore {
     return (this.sql(`SELECT count(*) AS n FROM requests WHERE queue = 'queued'`).get() as { n: number }).n;
   }
 
-  async claimNextQueued(now: number): Promise<RequestRecord | undefined> {
+  async claimNextQueued(now: number, fullLanes: readonly string[] = []): Promise<RequestRecord | undefined> {
     return this.db.transaction(() => {
       const row = this.sql(
-        `SELECT * FROM requests WHERE queue = 'queued' ORDER BY created_at, rowid LIMIT 1`,
-      ).get() as RequestRow | undefined;
+        `SELECT * FROM requests WHERE queue = 'queued'
+           AND coalesce(lane, '') NOT IN (SELECT value FROM json_each(?))
+         ORDER BY created_at, rowid LIMIT 1`,
+      ).get(JSON.stringify(fullLanes)) as RequestRow | undefined;
       if (!row) return undefined;
       this.sql(
         `UPDATE requests SET queue = 'working', attempts = attempts + 1, updated_at = ? WHERE id = ?`,

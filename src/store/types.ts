@@ -44,6 +44,12 @@ export interface RequestRecord {
   finishedAt: number | undefined;
   /** The daily quota unit this request drew (refunded if the conversion fails). */
   quota: QuotaDraw | undefined;
+  /**
+   * The queue lane it waits in: the engine doing its main work (`ffmpeg`, `libreoffice`, `data`...),
+   * or `merge`. Each lane has its own slots, so a short conversion of one engine does not wait
+   * behind long ones of another. Undefined for detects and records from before lanes.
+   */
+  lane: string | undefined;
 }
 
 /** One of several inputs of a request (a merge), in the order they were sent. */
@@ -111,6 +117,8 @@ export interface NewRequest {
   progress: Progress;
   report?: Record<string, unknown>;
   quota?: QuotaDraw;
+  /** See RequestRecord.lane. */
+  lane?: string;
   createdAt: number;
 }
 
@@ -150,8 +158,12 @@ export interface RequestStore {
   recentByOwner(ownerHash: string, limit: number): Promise<RequestRecord[]>;
   /** Number of conversions waiting for a slot. */
   countQueued(): Promise<number>;
-  /** Embedded queue only: atomically moves the oldest queued conversion to `working`, attempts + 1. */
-  claimNextQueued(now: number): Promise<RequestRecord | undefined>;
+  /**
+   * Embedded queue only: atomically moves the oldest queued conversion to `working`, attempts + 1,
+   * passing over those of `fullLanes` (lanes whose slots are all taken; a request without a lane is
+   * in lane ''), so a later conversion of a free lane goes ahead of them.
+   */
+  claimNextQueued(now: number, fullLanes?: readonly string[]): Promise<RequestRecord | undefined>;
   /**
    * A worker took this request's job: queued (or working, after a dead worker) -> working, attempts + 1.
    * undefined when the request is no longer running (a duplicate delivery: the worker drops it).
