@@ -21,7 +21,7 @@ export interface SubmitDeps {
     /** Reads a submission's options against what the plan's engines declare (INVALID_REQUEST). */
     checkOptions(plan: Plan, options: unknown): Promise<void>;
   };
-  queue: { depth(): Promise<number>; submit(requestId: string): Promise<void> };
+  queue: { depth(): Promise<number>; submit(requestId: string, lane?: string): Promise<void> };
   /** Seals the passwords among the options before they are recorded. */
   optionSecrets: OptionSecrets;
 }
@@ -187,7 +187,7 @@ export async function submitConversion(
       ],
     );
     filed = true;
-    await startFiled(deps, sub);
+    await startFiled(deps, sub, laneOf(plan));
     return { id: sub.id, plan, report };
   } finally {
     if (!filed) await deps.blobs.delete(input.key).catch(() => {});
@@ -263,9 +263,10 @@ export async function fileRequest(
 export async function startFiled(
   deps: SubmitDeps,
   sub: Pick<ConversionSubmission, 'id' | 'webhook'>,
+  lane: string,
 ): Promise<void> {
   await sub.webhook?.register(sub.id);
-  await deps.queue.submit(sub.id);
+  await deps.queue.submit(sub.id, lane);
 }
 
 /** The timeline line of a detection: what was found, and whether it matches the declared format. */

@@ -144,7 +144,7 @@ export async function submitMerge(
       ],
     );
     filed = true;
-    await startFiled(deps, sub);
+    await startFiled(deps, sub, MERGE_LANE);
     return { id: sub.id, inputs };
   } finally {
     if (!filed) for (const i of sub.inputs) await deps.blobs.delete(i.key).catch(() => {});

@@ -88,8 +88,8 @@ export class ConversionQueue {
     return this.running.size;
   }
 
-  /** A conversion was filed: start it when a slot is free (the request row is the job). */
-  async submit(_requestId: string): Promise<void> {
+  /** A conversion was filed: start it when a slot of its lane is free (the request row is the job and holds its lane). */
+  async submit(_requestId: string, _lane?: string): Promise<void> {
     this.pump();
   }
 

@@ -354,15 +354,17 @@ export interface JobQueue {
    * request's attempts when its claim was released) files a job of its own for a conversion handed
    * on from a dead worker, whose first job the queue still holds; the same handover twice is one job.
    */
-  enqueue(requestId: string, handover?: number): Promise<void>;
+  enqueue(requestId: string, handover?: number, lane?: string): Promise<void>;
   /**
-   * Runs `handler` for jobs, at most `concurrency` at once, until stop(). A handler that throws is
-   * retried (up to the queue's retry limit); a job whose lease expired is delivered again (the
-   * request's claim decides whether that delivery runs it: see RequestStore.claim).
+   * Runs `handler` for jobs, at most `concurrency` at once per lane (`lanes`, beside the lane of
+   * jobs filed without one), until stop(). A handler that throws is retried (up to the queue's
+   * retry limit); a job whose lease expired is delivered again (the request's claim decides whether
+   * that delivery runs it: see RequestStore.claim). Each lane (RequestRecord.lane) waits for its own
+   * slots, so a long job of one engine does not hold back jobs of another.
    */
   work(
     handler: (requestId: string, signal: AbortSignal) => Promise<void>,
-    opts: { concurrency: number },
+    opts: { concurrency: number; lanes?: readonly string[] },
   ): Promise<void>;
   /** Jobs waiting to run. */
   depth(): Promise<number>;
