@@ -26,8 +26,8 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { SETUP_TITLES, type SetupName, setupMissing, startSetup } from '../test/support/setups.js';
 import { makeCsv, makePhotoPng } from './lib/inputs.js';
-import { mixedLoad } from './lib/mixed-load.js';
 import { type Inputs, KINDS, LoadStats, runClient, warmUp } from './lib/load-clients.js';
+import { mixedLoad } from './lib/mixed-load.js';
 import {
   type Child,
   procCpuSeconds,

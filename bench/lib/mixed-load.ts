@@ -8,6 +8,7 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { request } from 'undici';
 import { makeDocx } from '../../test/office-pool/inputs.js';
 import { makeCsv, makePhotoPng } from './inputs.js';
 import { type Child, removeDir, startServe, submitConversion, tempDir, waitFinished } from './serve.js';
@@ -35,31 +36,51 @@ const SHORT = [
 const loadAverage = () => readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** One conversion, upload to final answer, in ms; throws unless it succeeded. */
-async function timedConversion(base: string, conversion: string, input: string, name: string): Promise<number> {
+interface Timed {
+  /** Upload to final answer, in ms. */
+  total: number;
+  /** From `queued` to `started` in its timeline: the wait for a slot, in ms. */
+  queued: number;
+}
+
+/** One conversion timed; undefined when the queue was full (503); throws unless it succeeded. */
+async function timedConversion(
+  base: string,
+  conversion: string,
+  input: string,
+  name: string,
+): Promise<Timed | undefined> {
   const t0 = performance.now();
   const sent = await submitConversion(base, conversion, input, name);
+  if (sent.status === 503) return undefined;
   if (!sent.id) throw new Error(`${conversion}: convert answered ${sent.status}`);
   const done = await waitFinished(base, sent.id);
-  if (done.status !== 'succeeded') throw new Error(`${conversion} ${done.status}: ${JSON.stringify(done.error)}`);
-  return performance.now() - t0;
+  if (done.status !== 'succeeded')
+    throw new Error(`${conversion} ${done.status}: ${JSON.stringify(done.error)}`);
+  const total = performance.now() - t0;
+  const res = await request(`${base}/api/public/requests/${sent.id}/timeline`);
+  const { events } = (await res.body.json()) as { events: { at: string; kind: string }[] };
+  const at = (kind: string) => Date.parse(events.find((e) => e.kind === kind)?.at ?? '');
+  return { total, queued: at('started') - at('queued') };
 }
 
 /** The short client: both conversions sent every second, not waiting for earlier ones, while `more()`. */
 async function shortClient(base: string, inputs: Inputs, more: () => boolean) {
-  const times = new Map<string, number[]>(SHORT.map((s) => [s.conversion, []]));
+  const times = new Map<string, Timed[]>(SHORT.map((s) => [s.conversion, []]));
+  const refused = new Map<string, number>(SHORT.map((s) => [s.conversion, 0]));
   const pending: Promise<void>[] = [];
   while (more()) {
     for (const s of SHORT)
       pending.push(
-        timedConversion(base, s.conversion, s.input(inputs), s.name).then((ms) => {
-          times.get(s.conversion)!.push(ms);
+        timedConversion(base, s.conversion, s.input(inputs), s.name).then((t) => {
+          if (t) times.get(s.conversion)!.push(t);
+          else refused.set(s.conversion, refused.get(s.conversion)! + 1);
         }),
       );
     await sleep(1000);
   }
   await Promise.all(pending);
-  return times;
+  return { times, refused };
 }
 
 function percentile(values: readonly number[], p: number): number {
@@ -108,7 +129,8 @@ export async function mixedLoad(options: MixedOptions): Promise<boolean> {
     const backgroundDone = Promise.all(
       heavy.map(async (h) => {
         try {
-          await timedConversion(base, h.conversion, h.input, h.name);
+          if (!(await timedConversion(base, h.conversion, h.input, h.name)))
+            throw new Error(`${h.conversion}: the queue was full`);
           ends.set(h.conversion, performance.now() - started);
         } finally {
           background--;
@@ -127,12 +149,15 @@ export async function mixedLoad(options: MixedOptions): Promise<boolean> {
     let met = true;
     const summary: string[] = [];
     for (const s of SHORT) {
-      const a = idle.get(s.conversion)!;
-      const b = loaded.get(s.conversion)!;
+      const a = idle.times.get(s.conversion)!.map((t) => t.total);
+      const b = loaded.times.get(s.conversion)!.map((t) => t.total);
+      const waits = loaded.times.get(s.conversion)!.map((t) => t.queued);
+      const refused = loaded.refused.get(s.conversion)! + idle.refused.get(s.conversion)!;
       const ratio = percentile(b, 95) / percentile(a, 95);
       if (ratio > 2) met = false;
+      const ms = (v: number[], p: number) => `${percentile(v, p).toFixed(0)} ms`;
       console.log(
-        `  ${s.conversion}: idle n=${a.length} p50 ${percentile(a, 50).toFixed(0)} ms p95 ${percentile(a, 95).toFixed(0)} ms; loaded n=${b.length} p50 ${percentile(b, 50).toFixed(0)} ms p95 ${percentile(b, 95).toFixed(0)} ms; p95 loaded / idle ${ratio.toFixed(2)}`,
+        `  ${s.conversion}: idle n=${a.length} p50 ${ms(a, 50)} p95 ${ms(a, 95)}; loaded n=${b.length} p50 ${ms(b, 50)} p95 ${ms(b, 95)} (of which waiting for a slot: p50 ${ms(waits, 50)} p95 ${ms(waits, 95)} max ${ms(waits, 100)}); refused with 503 (queue full): ${refused}; p95 loaded / idle ${ratio.toFixed(2)}`,
       );
       summary.push(`${s.conversion} p95 ${ratio.toFixed(2)}x idle`);
     }
