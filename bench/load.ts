@@ -10,12 +10,16 @@
  *   tsx bench/load.ts [--clients 8] [--seconds 30] [--setup sqlite-disk|postgres-s3|both]
  *                     [--workers 1] [--source]
  *   (or LOAD_CLIENTS / LOAD_SECONDS / LOAD_SETUP / LOAD_WORKERS)
+ *   tsx bench/load.ts --scenario mixed [--video-seconds 120] [--idle-seconds 30] [--source]
  *
  * SQLite + disk (the default) is one `fileconv serve`. PostgreSQL + S3 starts a throwaway
  * PostgreSQL cluster and an S3-protocol server (s3rver), then an API node (`serve --no-worker`)
  * and --workers `fileconv worker` processes, the shape of a multi-node install; --workers 0 runs
  * one `serve` that also converts. The server is the built one (`npm run build` first); --source
  * runs it from the TypeScript source instead, to measure a checkout that has not been built.
+ *
+ * `--scenario mixed` (bench/lib/mixed-load.ts) measures fairness instead: short conversions sent
+ * once a second on an idle server, then while two long video transcodes and 20 DOCX to PDF run.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -23,6 +27,7 @@ import { parseArgs } from 'node:util';
 import { SETUP_TITLES, type SetupName, setupMissing, startSetup } from '../test/support/setups.js';
 import { makeCsv, makePhotoPng } from './lib/inputs.js';
 import { type Inputs, KINDS, LoadStats, runClient, warmUp } from './lib/load-clients.js';
+import { mixedLoad } from './lib/mixed-load.js';
 import {
   type Child,
   procCpuSeconds,
@@ -40,6 +45,9 @@ const { values } = parseArgs({
     setup: { type: 'string' },
     workers: { type: 'string' },
     source: { type: 'boolean' },
+    scenario: { type: 'string' },
+    'video-seconds': { type: 'string' },
+    'idle-seconds': { type: 'string' },
   },
 });
 
@@ -176,6 +184,16 @@ async function loadSetup(name: SetupName, inputs: Inputs): Promise<boolean> {
 }
 
 async function main(): Promise<number> {
+  const scenario = values.scenario ?? process.env.LOAD_SCENARIO ?? 'clients';
+  if (scenario === 'mixed') {
+    const ok = await mixedLoad({
+      videoSeconds: count('video-seconds', values['video-seconds'] ?? process.env.LOAD_VIDEO_SECONDS, 120, 1),
+      idleSeconds: count('idle-seconds', values['idle-seconds'] ?? process.env.LOAD_IDLE_SECONDS, 30, 5),
+      source: SOURCE,
+    });
+    return ok ? 0 : 1;
+  }
+  if (scenario !== 'clients') throw new Error(`--scenario must be clients or mixed, got "${scenario}"`);
   const dir = tempDir('fileconv-bench-load-');
   try {
     const inputs = { csv: join(dir, 'table.csv'), png: join(dir, 'small.png') };

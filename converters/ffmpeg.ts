@@ -276,6 +276,8 @@ export default defineConverter({
   options: OPTIONS,
   concurrency: 1,
   timeoutMs: 300_000,
+  // Transcodes run for minutes with two threads: they give way to short conversions on the cores.
+  background: true,
   async probe() {
     const found = await probeBinary(['ffmpeg'], ['-hide_banner', '-version'], /ffmpeg version (\S+)/);
     if (!found.ok || !found.path) return found;

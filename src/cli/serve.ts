@@ -23,7 +23,10 @@ export function nodeOptions(command: Command): Command {
       '--storage <url>',
       `s3://bucket/prefix shared by all nodes, with FILECONV_S3_ENDPOINT and AWS_* (${ENV_NAMES.storage}, default --data-dir)`,
     )
-    .option('--concurrency <n>', `conversions at once (${ENV_NAMES.concurrency}, default CPU count)`)
+    .option(
+      '--concurrency <n>',
+      `conversions at once per engine (${ENV_NAMES.concurrency}, default CPU count)`,
+    )
     .option(
       '--retention <duration>',
       `how long results are kept, like 24h (${ENV_NAMES.retention}, default 24h)`,

@@ -28,7 +28,7 @@ export function register(program: Command): void {
     );
     // The queue's timers do not hold a process open (a server's socket does); a worker has no socket.
     const keepAlive = setInterval(() => {}, 60_000);
-    console.log(`fileconv worker running up to ${config.concurrency} conversions at once`);
+    console.log(`fileconv worker running up to ${config.concurrency} conversions at once per engine`);
     console.log(`data in ${config.dataDir}`);
     stopOnSignals(async () => {
       clearInterval(keepAlive);

@@ -3,6 +3,7 @@ import type { DetectOptions, DetectReport } from '../detect/index.js';
 import { FileconvError } from '../errors/index.js';
 import { resolveFormat } from '../formats/index.js';
 import type { QuotaKind } from '../identity/quota.js';
+import { laneOf } from '../plan/lane.js';
 import type { Plan } from '../plan/types.js';
 import type { ScratchSpace } from '../run/scratch.js';
 import type { BlobStore, NewRequest, QuotaDraw, RequestStore, TimelineEvent } from '../store/types.js';
@@ -20,7 +21,7 @@ export interface SubmitDeps {
     /** Reads a submission's options against what the plan's engines declare (INVALID_REQUEST). */
     checkOptions(plan: Plan, options: unknown): Promise<void>;
   };
-  queue: { depth(): Promise<number>; submit(requestId: string): Promise<void> };
+  queue: { depth(): Promise<number>; submit(requestId: string, lane?: string): Promise<void> };
   /** Seals the passwords among the options before they are recorded. */
   optionSecrets: OptionSecrets;
 }
@@ -174,6 +175,7 @@ export async function submitConversion(
         inputKey: input.key,
         steps: plan.steps.length,
         quota: usesVoice(plan) ? 'voice' : 'conversions',
+        lane: laneOf(plan),
       },
       [
         {
@@ -185,7 +187,7 @@ export async function submitConversion(
       ],
     );
     filed = true;
-    await startFiled(deps, sub);
+    await startFiled(deps, sub, laneOf(plan));
     return { id: sub.id, plan, report };
   } finally {
     if (!filed) await deps.blobs.delete(input.key).catch(() => {});
@@ -202,6 +204,8 @@ export interface FiledRequest {
   inputs?: NewRequest['inputs'];
   steps: number;
   quota: QuotaKind;
+  /** The queue lane (src/plan/lane.ts). */
+  lane: string;
 }
 
 /**
@@ -235,6 +239,7 @@ export async function fileRequest(
         ownerHash: sub.ownerHash,
         identity: sub.metering.identity,
         quota: draw,
+        lane: filed.lane,
         queue: 'queued',
         progress: { percent: 0, stage: 'queued', step: 0, steps: filed.steps },
         createdAt: sub.receivedAt,
@@ -258,9 +263,10 @@ export async function fileRequest(
 export async function startFiled(
   deps: SubmitDeps,
   sub: Pick<ConversionSubmission, 'id' | 'webhook'>,
+  lane: string,
 ): Promise<void> {
   await sub.webhook?.register(sub.id);
-  await deps.queue.submit(sub.id);
+  await deps.queue.submit(sub.id, lane);
 }
 
 /** The timeline line of a detection: what was found, and whether it matches the declared format. */

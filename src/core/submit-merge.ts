@@ -1,6 +1,7 @@
 import { formatMismatch } from '../detect/declared.js';
 import { FileconvError, isFileconvError } from '../errors/index.js';
 import { type FormatId, resolveFormat } from '../formats/index.js';
+import { MERGE_LANE } from '../plan/lane.js';
 import { checkInputCount, inputLabel } from '../run/merge-limits.js';
 import type { RequestInput } from '../store/types.js';
 import { stem } from './request-outcome.js';
@@ -131,6 +132,7 @@ export async function submitMerge(
         inputs,
         steps: inputs.length + 1,
         quota: 'conversions',
+        lane: MERGE_LANE,
       },
       [
         {
@@ -142,7 +144,7 @@ export async function submitMerge(
       ],
     );
     filed = true;
-    await startFiled(deps, sub);
+    await startFiled(deps, sub, MERGE_LANE);
     return { id: sub.id, inputs };
   } finally {
     if (!filed) for (const i of sub.inputs) await deps.blobs.delete(i.key).catch(() => {});

@@ -53,6 +53,8 @@ export interface StepContext {
   progress(fraction: number): void;
   /** A line for the request's timeline. */
   log(message: string): void;
+  /** Spawned processes run at a lower CPU priority (Converter.background). */
+  background?: boolean;
 }
 
 export interface StepRequest {
@@ -146,6 +148,11 @@ export interface Converter {
   concurrency?: number;
   /** Default wall-clock limit of one step in ms (default 120 s). */
   timeoutMs?: number;
+  /**
+   * Its runs are long batch work (a video transcode): its processes run at a lower CPU priority,
+   * so on a busy machine the server's own thread and short conversions come first.
+   */
+  background?: boolean;
 }
 
 /** The options an engine honours on one of its edges: the edge's list, else all it declares. */

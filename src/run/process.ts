@@ -80,6 +80,19 @@ function killGroup(pid: number | undefined): void {
  * normal exit as well. A non-zero exit throws an EngineProcessError carrying stderr, for the
  * converter to classify.
  */
+/** How much lower a background engine's CPU priority is than the server's (nice levels). */
+const BACKGROUND_NICENESS = 10;
+
+/**
+ * A background engine's command under `nice`, outermost, so the sandbox's helpers and every
+ * process the engine starts inherit the lower priority. Without `nice` the command runs as it is.
+ */
+function lowerPriority(command: { file: string; args: string[] }, ctx: StepContext) {
+  const nice = ctx.background ? findBinary(['nice']) : undefined;
+  if (!nice) return command;
+  return { file: nice, args: ['-n', String(BACKGROUND_NICENESS), command.file, ...command.args] };
+}
+
 export async function runProcess(
   file: string,
   args: readonly string[],
@@ -101,7 +114,7 @@ export async function runProcess(
   // Files the converter wrote for the engine (a profile, a copy of the input) become the engine user's.
   if (ctx.jobDir) await handToEngine([ctx.workDir], true);
   const access = ctx.jobDir ? { writable: [ctx.jobDir], readable: options.readable } : undefined;
-  const command = sandboxedCommand(file, args, ctx.timeoutMs, options.limits, access);
+  const command = lowerPriority(sandboxedCommand(file, args, ctx.timeoutMs, options.limits, access), ctx);
   const child = execa(command.file, command.args, {
     cwd: options.cwd ?? ctx.workDir,
     env,

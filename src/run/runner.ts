@@ -187,6 +187,7 @@ async function runStep(step: PlannedStep, input: string, dir: string, env: StepE
           jobDir: env.jobDir,
           signal: env.signal,
           timeoutMs: converter.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+          background: converter.background,
           progress: env.progress,
           log: (m) => env.emit('log', `${name}: ${scrubPaths(m)}`),
         },

@@ -62,7 +62,7 @@ export interface WorkQueue {
   /** Conversions running in this process. */
   readonly active: number;
   /** A conversion was filed. */
-  submit(requestId: string): Promise<void>;
+  submit(requestId: string, lane?: string): Promise<void>;
 }
 
 export interface ServerContext {

@@ -96,7 +96,12 @@ export async function openService(config: ServeConfig, options: StartOptions = {
     observers,
   };
   const queue = stores.jobs
-    ? new JobRunner({ ...runDeps, jobs: stores.jobs, heartbeatLimitMs: config.heartbeatLimitMs })
+    ? new JobRunner({
+        ...runDeps,
+        jobs: stores.jobs,
+        heartbeatLimitMs: config.heartbeatLimitMs,
+        lanes: async () => (await engine.catalog()).engines.map((e) => e.name),
+      })
     : new ConversionQueue({ ...runDeps, pollMs: QUEUE_POLL_MS });
   const metrics = new ServerMetrics(queue, options.metricsToken || undefined);
   const webhooks = new WebhookDispatcher({

@@ -44,6 +44,12 @@ export interface RequestRecord {
   finishedAt: number | undefined;
   /** The daily quota unit this request drew (refunded if the conversion fails). */
   quota: QuotaDraw | undefined;
+  /**
+   * The queue lane it waits in: the engine doing its main work (`ffmpeg`, `libreoffice`, `data`...),
+   * or `merge`. Each lane has its own slots, so a short conversion of one engine does not wait
+   * behind long ones of another. Undefined for detects and records from before lanes.
+   */
+  lane: string | undefined;
 }
 
 /** One of several inputs of a request (a merge), in the order they were sent. */
@@ -111,6 +117,8 @@ export interface NewRequest {
   progress: Progress;
   report?: Record<string, unknown>;
   quota?: QuotaDraw;
+  /** See RequestRecord.lane. */
+  lane?: string;
   createdAt: number;
 }
 
@@ -150,8 +158,12 @@ export interface RequestStore {
   recentByOwner(ownerHash: string, limit: number): Promise<RequestRecord[]>;
   /** Number of conversions waiting for a slot. */
   countQueued(): Promise<number>;
-  /** Embedded queue only: atomically moves the oldest queued conversion to `working`, attempts + 1. */
-  claimNextQueued(now: number): Promise<RequestRecord | undefined>;
+  /**
+   * Embedded queue only: atomically moves the oldest queued conversion to `working`, attempts + 1,
+   * passing over those of `fullLanes` (lanes whose slots are all taken; a request without a lane is
+   * in lane ''), so a later conversion of a free lane goes ahead of them.
+   */
+  claimNextQueued(now: number, fullLanes?: readonly string[]): Promise<RequestRecord | undefined>;
   /**
    * A worker took this request's job: queued (or working, after a dead worker) -> working, attempts + 1.
    * undefined when the request is no longer running (a duplicate delivery: the worker drops it).
@@ -342,15 +354,17 @@ export interface JobQueue {
    * request's attempts when its claim was released) files a job of its own for a conversion handed
    * on from a dead worker, whose first job the queue still holds; the same handover twice is one job.
    */
-  enqueue(requestId: string, handover?: number): Promise<void>;
+  enqueue(requestId: string, handover?: number, lane?: string): Promise<void>;
   /**
-   * Runs `handler` for jobs, at most `concurrency` at once, until stop(). A handler that throws is
-   * retried (up to the queue's retry limit); a job whose lease expired is delivered again (the
-   * request's claim decides whether that delivery runs it: see RequestStore.claim).
+   * Runs `handler` for jobs, at most `concurrency` at once per lane (`lanes`, beside the lane of
+   * jobs filed without one), until stop(). A handler that throws is retried (up to the queue's
+   * retry limit); a job whose lease expired is delivered again (the request's claim decides whether
+   * that delivery runs it: see RequestStore.claim). Each lane (RequestRecord.lane) waits for its own
+   * slots, so a long job of one engine does not hold back jobs of another.
    */
   work(
     handler: (requestId: string, signal: AbortSignal) => Promise<void>,
-    opts: { concurrency: number },
+    opts: { concurrency: number; lanes?: readonly string[] },
   ): Promise<void>;
   /** Jobs waiting to run. */
   depth(): Promise<number>;

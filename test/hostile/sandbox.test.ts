@@ -123,6 +123,16 @@ describe('engine process limits', () => {
     expect(custom.args.slice(-3)).toEqual(['--', '/usr/bin/gs', '-v']);
   });
 
+  it("runs a background engine's processes (video transcodes) at a lower CPU priority, inside the sandbox", async () => {
+    // The niceness each process sees, read by the kernel's own field (19th of /proc/self/stat).
+    const niceness = async (background: boolean) => {
+      const { stdout } = await runProcess('cat', ['/proc/self/stat'], { ...stepContext(), background });
+      return Number(stdout.slice(stdout.lastIndexOf(')') + 2).split(' ')[16]);
+    };
+    const usual = await niceness(false);
+    expect(await niceness(true)).toBe(Math.min(19, usual + 10));
+  });
+
   it('FILECONV_ENGINE_SANDBOX=off runs engines bare', async () => {
     process.env.FILECONV_ENGINE_SANDBOX = 'off';
     resetEngineSandbox();

@@ -292,6 +292,43 @@ describe.skipIf(!postgresBin)(`pg-boss job queue (${postgresBin ? 'PostgreSQL' :
     expect(done.sort()).toEqual(ids);
   });
 
+  it("runs a job of a free lane while a long job holds its own lane's slots, ahead of that lane's later jobs", async () => {
+    const name = freshName();
+    // Lanes poll only once an hour: filing a job must wake its lane's workers, on this node and another.
+    const worker = await openQueue({ queue: name, lanePollSeconds: 3600 });
+    const api = await openQueue({ queue: name, lanePollSeconds: 3600 });
+    let release!: () => void;
+    const longRuns = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const started: string[] = [];
+    const done: string[] = [];
+    await worker.work(
+      async (id) => {
+        started.push(id);
+        if (id === 'video-long') await longRuns;
+        done.push(id);
+      },
+      { concurrency: 1, lanes: ['ffmpeg', 'sharp'] },
+    );
+    await api.enqueue('video-long', undefined, 'ffmpeg');
+    await until('the long job to start', () => started.includes('video-long'));
+    await api.enqueue('video-later', undefined, 'ffmpeg');
+    await api.enqueue('picture', undefined, 'sharp');
+    await until('the picture to be done', () => done.includes('picture'));
+    // The later video waits for the ffmpeg lane's one slot, which the long one holds.
+    expect(started).toEqual(['video-long', 'picture']);
+    expect(await worker.depth()).toBe(1);
+    release();
+    await until('the later video to be done', () => done.includes('video-later'));
+    expect(done).toEqual(['picture', 'video-long', 'video-later']);
+    const { rows } = await db.query<{ name: string }>(
+      'SELECT DISTINCT name FROM pgboss.job WHERE name LIKE $1 ORDER BY name',
+      [`${name}%`],
+    );
+    expect(rows.map((r) => r.name)).toEqual([`${name}.ffmpeg`, `${name}.sharp`]);
+  });
+
   it('stop() aborts a handler that outlives the grace period and leaves its job for another worker', async () => {
     const name = freshName();
     const first = await PgBossQueue.open({

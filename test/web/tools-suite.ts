@@ -100,11 +100,10 @@ export async function webToolsSuite(setupName: SetupName): Promise<void> {
         await expect
           .poll(() => page.getAttribute('#result-panel', 'data-status'), { timeout: 120_000 })
           .toMatch(/succeeded|failed/);
-        const failure =
-          (await page
-            .locator('#result-panel .notice.error')
-            .textContent()
-            .catch(() => null)) ?? '';
+        // The panel is settled: an error notice is there now or not at all. Reading it only if present
+        // (textContent() would wait out its 30 s timeout for one that a success never shows).
+        const notice = page.locator('#result-panel .notice.error');
+        const failure = (await notice.count()) > 0 ? ((await notice.first().textContent()) ?? '') : '';
         expect(await page.getAttribute('#result-panel', 'data-status'), failure).toBe('succeeded');
       }
 

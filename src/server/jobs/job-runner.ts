@@ -1,4 +1,5 @@
 import { type RunRequestDeps, runRequestJob } from '../../core/run-request.js';
+import { MERGE_LANE } from '../../plan/lane.js';
 import type { JobQueue } from '../../store/types.js';
 import { announceEnd, ConversionTrace, type QueueObserver } from '../observability/conversion-trace.js';
 import { beatInterval, Heartbeat } from './heartbeat.js';
@@ -14,6 +15,8 @@ export interface JobRunnerDeps extends RunRequestDeps {
    * (the workers' sweepers look every sixth of it).
    */
   heartbeatLimitMs: number;
+  /** The lanes this node works on besides merges: the names of its installed engines. */
+  lanes?: () => Promise<string[]>;
 }
 
 /**
@@ -38,8 +41,8 @@ export class JobRunner {
     return this.running;
   }
 
-  submit(requestId: string): Promise<void> {
-    return this.deps.jobs.enqueue(requestId);
+  submit(requestId: string, lane?: string): Promise<void> {
+    return this.deps.jobs.enqueue(requestId, undefined, lane);
   }
 
   /**
@@ -49,16 +52,27 @@ export class JobRunner {
   async start(): Promise<void> {
     await this.deps.jobs.onChange((id) => this.changes.changed(id));
     if (this.deps.concurrency <= 0) return;
-    await this.deps.jobs.work((id, signal) => this.run(id, signal), { concurrency: this.deps.concurrency });
+    // A lane for every engine this node has, and merges: each waits for its own slots. The engines
+    // are known once probed; jobs filed meanwhile wait in their lanes for the workers.
+    this.working = (this.deps.lanes?.() ?? Promise.resolve([]))
+      .then((engines) =>
+        this.deps.jobs.work((id, signal) => this.run(id, signal), {
+          concurrency: this.deps.concurrency,
+          lanes: [...engines, MERGE_LANE],
+        }),
+      )
+      .catch((e) => this.deps.log(`taking conversions failed: ${(e as Error).message}`));
     this.sweeper = setInterval(() => void this.sweep(), beatInterval(this.deps.heartbeatLimitMs));
   }
 
   async stop(graceMs: number): Promise<void> {
     clearInterval(this.sweeper);
+    await this.working;
     await this.deps.jobs.stop({ graceMs });
   }
 
   private sweeper: NodeJS.Timeout | undefined;
+  private working: Promise<void> | undefined;
   private sweeping = false;
 
   /**
@@ -79,7 +93,7 @@ export class JobRunner {
           kind: 'requeued',
           message: `The worker running the conversion sent no heartbeat for ${seconds} s; it goes to another worker.`,
         });
-        await jobs.enqueue(r.id, r.attempts);
+        await jobs.enqueue(r.id, r.attempts, r.lane);
       }
     } catch (e) {
       log(`looking for conversions of stopped workers failed: ${(e as Error).message}`);

@@ -30,12 +30,16 @@ export interface QueueDeps extends RunRequestDeps {
 export class ConversionQueue {
   private readonly running = new Map<string, { controller: AbortController; done: Promise<void> }>();
   /**
-   * Conversions holding one of the `concurrency` slots: from their claim until their engines are
-   * done. Storing the outputs and finishing the request (digests, blob moves, records, observers)
-   * happens after the slot is given back, so the next conversion's engines start meanwhile; at most
-   * another `concurrency` conversions may be finishing at once.
+   * Per queue lane (the engine of a conversion's main work, src/plan/lane.ts): conversions holding
+   * one of the lane's `concurrency` slots (`converting`: from their claim until their engines are
+   * done) and all of its conversions still under way (`running`). Storing the outputs and finishing
+   * the request (digests, blob moves, records, observers) happens after the slot is given back, so
+   * the next conversion's engines start meanwhile; at most another `concurrency` conversions of a
+   * lane may be finishing at once. Lanes have slots of their own so that short conversions of one
+   * engine are not held behind long ones of another: the engines' own semaphores
+   * (src/run/concurrency.ts) still bound what runs at once inside each engine.
    */
-  private converting = 0;
+  private readonly lanes = new Map<string, { converting: number; running: number }>();
   private accepting = true;
   /** One claiming loop at a time; a pump asked for while it runs makes it look again. */
   private pumping = false;
@@ -89,8 +93,8 @@ export class ConversionQueue {
     return this.running.size;
   }
 
-  /** A conversion was filed: start it when a slot is free (the request row is the job). */
-  async submit(_requestId: string): Promise<void> {
+  /** A conversion was filed: start it when a slot of its lane is free (the request row is the job and holds its lane). */
+  async submit(_requestId: string, _lane?: string): Promise<void> {
     this.pump();
   }
 
@@ -116,10 +120,18 @@ export class ConversionQueue {
       });
   }
 
-  private async claimWhileFree(): Promise<void> {
+  /** The lanes whose slots are all taken: their conversions wait, later ones of other lanes go. */
+  private fullLanes(): string[] {
     const { concurrency } = this.deps;
-    while (this.accepting && this.converting < concurrency && this.running.size < 2 * concurrency) {
-      const next = await this.deps.store.claimNextQueued(Date.now());
+    const full: string[] = [];
+    for (const [lane, n] of this.lanes)
+      if (n.converting >= concurrency || n.running >= 2 * concurrency) full.push(lane);
+    return full;
+  }
+
+  private async claimWhileFree(): Promise<void> {
+    while (this.accepting && this.deps.concurrency > 0) {
+      const next = await this.deps.store.claimNextQueued(Date.now(), this.fullLanes());
       if (!next) return;
       if (!this.accepting) {
         // stop() came while the claim was on its way: the conversion waits for the next start.
@@ -127,17 +139,23 @@ export class ConversionQueue {
         return;
       }
       const controller = new AbortController();
-      this.converting++;
+      const laneName = next.lane ?? '';
+      const lane = this.lanes.get(laneName) ?? { converting: 0, running: 0 };
+      this.lanes.set(laneName, lane);
+      lane.converting++;
+      lane.running++;
       let holding = true;
       const giveBackSlot = () => {
         if (!holding) return;
         holding = false;
-        this.converting--;
+        lane.converting--;
         this.pump();
       };
       const done = this.run(next, controller.signal, giveBackSlot).finally(() => {
         this.running.delete(next.id);
         giveBackSlot();
+        lane.running--;
+        if (lane.running === 0) this.lanes.delete(laneName);
         this.pump();
       });
       // No change signal for the claim: readers wait for the end (wait.ts), which a claim is not.

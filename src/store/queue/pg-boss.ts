@@ -25,8 +25,14 @@ export interface PgBossQueueOptions {
   retryDelaySeconds?: number;
   /** How often expired leases are looked for (one node of the deployment does it each time). */
   superviseSeconds?: number;
-  /** How often an idle worker asks for a job. */
+  /** How often an idle worker of jobs filed without a lane asks for a job. */
   pollSeconds?: number;
+  /**
+   * How often an idle worker of a lane asks for a job. Lanes are many (one per engine), and filing
+   * a job wakes its lane's workers on every node through NOTIFY: the poll only finds retries, lost
+   * signals and expired leases.
+   */
+  lanePollSeconds?: number;
   /** Connections of this node's pool for the queue. */
   maxConnections?: number;
   onError?: (err: Error) => void;
@@ -43,6 +49,7 @@ const DEFAULTS = {
   retryDelaySeconds: 5,
   superviseSeconds: 30,
   pollSeconds: 0.5,
+  lanePollSeconds: 5,
   maxConnections: 5,
 } as const;
 
@@ -70,7 +77,10 @@ export class PgBossQueue implements JobQueue {
   private readonly boss: PgBoss;
   private readonly settings: Required<Omit<PgBossQueueOptions, 'onError'>>;
   private readonly running = new Set<AbortController>();
-  private readonly workerIds: string[] = [];
+  /** This node's pg-boss workers, per lane ('' for jobs filed without one). */
+  private readonly workerIds = new Map<string, string[]>();
+  /** Lanes whose pg-boss queue this process made sure of. */
+  private readonly laneQueues = new Map<string, Promise<void>>();
   private stopping: Promise<void> | undefined;
   /** Tells this node's own signals from other nodes'. */
   private readonly nodeId = randomUUID();
@@ -107,20 +117,17 @@ export class PgBossQueue implements JobQueue {
   static async open(options: PgBossQueueOptions): Promise<PgBossQueue> {
     const queue = new PgBossQueue(options);
     const s = queue.settings;
-    const policy = {
-      retryLimit: s.retryLimit,
-      retryDelay: s.retryDelaySeconds,
-      retryBackoff: true,
-      expireInSeconds: s.leaseSeconds,
-    };
+    const policy = queue.policy;
     try {
       await queue.boss.start();
       await queue.boss.createQueue(s.queue, { name: s.queue, ...policy });
       // A queue made by an earlier start keeps its settings until told: this start's settings win.
       await queue.boss.updateQueue(s.queue, { name: s.queue, ...policy });
-      // A job filed by another node: this node's idle workers ask for it now, not at their next poll.
-      await queue.listener.listen(queue.channels.jobs, (from) => {
-        if (from !== queue.nodeId) for (const id of queue.workerIds) queue.boss.notifyWorker(id);
+      // A job filed by another node: this node's idle workers of its lane ask for it now, not at
+      // their next poll (a node from before lanes names none: all are woken).
+      await queue.listener.listen(queue.channels.jobs, (payload) => {
+        const [from, lane] = payload.split(' ');
+        if (from !== queue.nodeId) queue.wake(lane);
       });
     } catch (err) {
       await queue.listener.close();
@@ -130,13 +137,54 @@ export class PgBossQueue implements JobQueue {
     return queue;
   }
 
-  async enqueue(requestId: string, handover?: number): Promise<void> {
-    await this.boss.send(this.settings.queue, { requestId } satisfies ConversionJob, {
+  /**
+   * The pg-boss queue of a lane: the configured queue for jobs without one (and from nodes before
+   * lanes), `<queue>.<lane>` for the others, made on first use with the same policy.
+   */
+  private queueOf(lane: string | undefined): string {
+    return lane ? `${this.settings.queue}.${lane}` : this.settings.queue;
+  }
+
+  private ensureLane(lane: string | undefined): Promise<void> {
+    if (!lane) return Promise.resolve();
+    let made = this.laneQueues.get(lane);
+    if (!made) {
+      const name = this.queueOf(lane);
+      made = (async () => {
+        // As for the main queue at open(): made if missing, and this start's settings win.
+        await this.boss.createQueue(name, { name, ...this.policy });
+        await this.boss.updateQueue(name, { name, ...this.policy });
+      })();
+      made.catch(() => this.laneQueues.delete(lane));
+      this.laneQueues.set(lane, made);
+    }
+    return made;
+  }
+
+  private get policy() {
+    const s = this.settings;
+    return {
+      retryLimit: s.retryLimit,
+      retryDelay: s.retryDelaySeconds,
+      retryBackoff: true,
+      expireInSeconds: s.leaseSeconds,
+    };
+  }
+
+  /** Asks this node's idle workers of `lane` (all of them when undefined) for a job now. */
+  private wake(lane: string | undefined): void {
+    const ids = lane === undefined ? [...this.workerIds.values()].flat() : (this.workerIds.get(lane) ?? []);
+    for (const id of ids) this.boss.notifyWorker(id);
+  }
+
+  async enqueue(requestId: string, handover?: number, lane?: string): Promise<void> {
+    await this.ensureLane(lane);
+    await this.boss.send(this.queueOf(lane), { requestId } satisfies ConversionJob, {
       id: jobIdOf(handover === undefined ? requestId : `${requestId}#handover-${handover}`),
     });
-    // This node's idle workers start it at once; other nodes' are told through NOTIFY.
-    for (const id of this.workerIds) this.boss.notifyWorker(id);
-    await this.notify(this.channels.jobs, this.nodeId);
+    // This node's idle workers of the lane start it at once; other nodes' are told through NOTIFY.
+    this.wake(lane ?? '');
+    await this.notify(this.channels.jobs, `${this.nodeId} ${lane ?? ''}`);
   }
 
   async announceChange(requestId: string): Promise<void> {
@@ -161,14 +209,28 @@ export class PgBossQueue implements JobQueue {
 
   async work(
     handler: (requestId: string, signal: AbortSignal) => Promise<void>,
-    opts: { concurrency: number },
+    opts: { concurrency: number; lanes?: readonly string[] },
   ): Promise<void> {
+    for (const lane of new Set(['', ...(opts.lanes ?? [])])) {
+      await this.ensureLane(lane);
+      await this.workLane(lane, handler, opts.concurrency);
+    }
+  }
+
+  private async workLane(
+    lane: string,
+    handler: (requestId: string, signal: AbortSignal) => Promise<void>,
+    concurrency: number,
+  ): Promise<void> {
+    const ids: string[] = [];
+    this.workerIds.set(lane, ids);
+    const pollingIntervalSeconds = lane ? this.settings.lanePollSeconds : this.settings.pollSeconds;
     // Each pg-boss worker runs one job at a time: `concurrency` workers, `concurrency` jobs at most.
-    for (let i = 0; i < opts.concurrency; i++) {
+    for (let i = 0; i < concurrency; i++) {
       let workerId: string | undefined;
       workerId = await this.boss.work<ConversionJob>(
-        this.settings.queue,
-        { batchSize: 1, pollingIntervalSeconds: this.settings.pollSeconds },
+        this.queueOf(lane),
+        { batchSize: 1, pollingIntervalSeconds },
         async ([job]) => {
           if (!job) return;
           try {
@@ -180,12 +242,16 @@ export class PgBossQueue implements JobQueue {
           }
         },
       );
-      this.workerIds.push(workerId);
+      ids.push(workerId);
     }
   }
 
+  /** Jobs waiting in the lanes this node knows of (those it filed or works on). */
   async depth(): Promise<number> {
-    return this.boss.getQueueSize(this.settings.queue);
+    const sizes = await Promise.all(
+      ['', ...this.laneQueues.keys()].map((lane) => this.boss.getQueueSize(this.queueOf(lane))),
+    );
+    return sizes.reduce((a, b) => a + b, 0);
   }
 
   stop(opts: { graceMs?: number } = {}): Promise<void> {

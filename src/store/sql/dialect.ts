@@ -9,6 +9,7 @@ import {
   Kysely,
   PostgresDialect,
   type QueryResult,
+  type RawBuilder,
   type SelectQueryBuilder,
   SqliteAdapter,
   SqliteIntrospector,
@@ -32,7 +33,8 @@ import type { Schema } from './schema.js';
  * - Where the migration count is kept: `PRAGMA user_version` / the `fileconv_schema` table, under
  *   the write lock / an advisory lock, so processes starting at once migrate once.
  * Upserts (ON CONFLICT), RETURNING and aggregate FILTER are the same on both and need nothing here.
- * JSON is kept as text on both (see schema.ts), so neither database's JSON functions are used.
+ * JSON is kept as text on both (see schema.ts); the one place a JSON function is read is a list
+ *   given as one parameter (`notInJsonList`), since a query compiled once cannot vary its `IN (...)`.
  */
 export interface SqlDialect extends SchemaDialect {
   readonly name: 'sqlite' | 'postgres';
@@ -50,6 +52,8 @@ export interface SqlDialect extends SchemaDialect {
    * it the usual way.
    */
   runNow(db: Kysely<Schema>, query: CompiledQuery): QueryResult<unknown> | undefined;
+  /** `value` (NULL read as '') is none of the strings of `list`, a JSON array given as one parameter. */
+  notInJsonList(value: RawBuilder<unknown>, list: unknown): RawBuilder<boolean>;
 }
 
 // biome-ignore lint/suspicious/noExplicitAny: schema builders of any table
@@ -85,6 +89,8 @@ export const sqliteDialect: SqlDialect = {
       await driver.releaseConnection();
     }
   },
+  notInJsonList: (value, list) =>
+    sql<boolean>`coalesce(${value}, '') NOT IN (SELECT value FROM json_each(${list}))`,
   runNow: (db, query) => {
     const target = sqliteDrivers.get(db);
     // Outside a transaction, only while no transaction holds the connection: a statement run now
@@ -112,6 +118,8 @@ export const postgresDialect: SqlDialect = {
   },
   transaction: (db, fn) => db.transaction().execute(fn),
   runNow: () => undefined,
+  notInJsonList: (value, list) =>
+    sql<boolean>`coalesce(${value}, '') <> ALL(ARRAY(SELECT json_array_elements_text(${list}::json)))`,
 };
 
 /** How long a SQLite statement waits for another connection's write lock before failing. */

@@ -139,6 +139,8 @@ export const MIGRATIONS: readonly Migration[] = [
       .addColumn('value', d.bytes, (c) => c.notNull())
       .addColumn('created_at', 'bigint', (c) => c.notNull()),
   ],
+  // The queue lane of a conversion (the engine of its main work): claims pass over full lanes.
+  (db) => [db.schema.alterTable('requests').addColumn('lane', 'text')],
 ];
 
 /**

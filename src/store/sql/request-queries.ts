@@ -37,6 +37,7 @@ const REQUEST_COLUMNS = [
   'updated_at',
   'finished_at',
   'inputs',
+  'lane',
 ] as const;
 const ARTIFACT_COLUMNS = [
   'request_id',
@@ -68,7 +69,8 @@ export const insertArtifact = prepared((db, a: ArtifactValues) =>
 export const requestById = prepared((db, a: { id: string }) =>
   db.selectFrom('requests').selectAll().where('id', '=', a.id),
 );
-export const claimNext = prepared((db, a: { now: number }, d) =>
+/** `fullLanes`: a JSON array of the lanes with no free slot, whose requests the claim passes over. */
+export const claimNext = prepared((db, a: { now: number; fullLanes: string }, d) =>
   db
     .updateTable('requests')
     .set((eb) => ({ queue: 'working', attempts: eb('attempts', '+', 1), updated_at: a.now }))
@@ -81,6 +83,7 @@ export const claimNext = prepared((db, a: { now: number }, d) =>
           .selectFrom('requests')
           .select('id')
           .where('queue', '=', 'queued')
+          .where(d.notInJsonList(sql.ref('lane'), a.fullLanes))
           .orderBy('created_at')
           .orderBy(sql.ref(d.insertionOrder))
           .limit(1),

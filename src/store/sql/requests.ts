@@ -87,8 +87,8 @@ export class SqlRequestStore implements RequestStore {
     return Number(row.n);
   }
 
-  async claimNextQueued(now: number): Promise<RequestRecord | undefined> {
-    const [row] = (await claimNext(this.db, this.d, { now })).rows;
+  async claimNextQueued(now: number, fullLanes: readonly string[] = []): Promise<RequestRecord | undefined> {
+    const [row] = (await claimNext(this.db, this.d, { now, fullLanes: JSON.stringify(fullLanes) })).rows;
     return row && toRequest(row);
   }
 

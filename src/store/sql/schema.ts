@@ -36,6 +36,7 @@ export interface RequestsTable {
   inputs: string | null;
   claim_token: string | null;
   heartbeat_at: number | null;
+  lane: string | null;
 }
 
 export interface ArtifactsTable {
@@ -116,6 +117,7 @@ export function requestRow(r: NewRequest): Insertable<RequestsTable> {
     updated_at: r.createdAt,
     finished_at: r.status === 'running' ? null : r.createdAt,
     inputs: json(r.inputs),
+    lane: r.lane ?? null,
   };
 }
 
@@ -142,6 +144,7 @@ export function toRequest(r: RequestRow): RequestRecord {
     updatedAt: r.updated_at,
     finishedAt: r.finished_at ?? undefined,
     quota: r.quota_kind && r.quota_day ? { kind: r.quota_kind as QuotaKind, day: r.quota_day } : undefined,
+    lane: r.lane ?? undefined,
   };
 }
 

@@ -172,6 +172,29 @@ export function recordsContract(name: string, open: () => Promise<Records>): voi
       for (const r of [earlier, later]) await db.requests.finishFailed(r.id, failure, 3_100);
     });
 
+    it('claims a conversion of a free lane before older ones of a lane whose slots are taken', async () => {
+      await drainQueue();
+      // A long video holds the ffmpeg lane's one slot; more videos and a picture wait behind it.
+      const long = convert({ lane: 'ffmpeg', conversion: 'mp4-webm', createdAt: 1_000 });
+      const laterVideo = convert({ lane: 'ffmpeg', conversion: 'mp4-webm', createdAt: 1_100 });
+      const picture = convert({ lane: 'sharp', conversion: 'png-webp', createdAt: 1_200 });
+      const lastVideo = convert({ lane: 'ffmpeg', conversion: 'mp4-webm', createdAt: 1_300 });
+      for (const r of [long, laterVideo, picture, lastVideo]) await db.requests.createRequest(r, []);
+      expect((await db.requests.claimNextQueued(2_000))?.id).toBe(long.id);
+      const next = await db.requests.claimNextQueued(2_000, ['ffmpeg']);
+      expect(next).toMatchObject({ id: picture.id, lane: 'sharp', queue: 'working' });
+      // Only full lanes' conversions are left: nothing to claim until a slot frees.
+      expect(await db.requests.claimNextQueued(2_000, ['ffmpeg'])).toBeUndefined();
+      expect((await db.requests.claimNextQueued(2_000, ['sharp']))?.id).toBe(laterVideo.id);
+      // A request without a lane (older records) is in lane ''.
+      const laneless = convert({ createdAt: 1_050 });
+      await db.requests.createRequest(laneless, []);
+      expect((await db.requests.claimNextQueued(2_000, ['']))?.id).toBe(lastVideo.id);
+      expect((await db.requests.claimNextQueued(2_000))?.id).toBe(laneless.id);
+      for (const r of [long, laterVideo, picture, lastVideo, laneless])
+        await db.requests.finishFailed(r.id, failure, 2_100);
+    });
+
     it("writes a run's whole trail with its end, in order, and none of it when the run ended elsewhere", async () => {
       const [won, lost, failedRun] = [convert(), convert(), convert()];
       for (const r of [won, lost, failedRun]) await db.requests.createRequest(r, []);
