@@ -4,7 +4,7 @@
  * undefined when the pattern has none of at least MIN_LITERAL characters or alternates at its top
  * level. A text without it cannot match, and looking for a string is far cheaper than running the
  * pattern over a whole head: the text sniffers test over a hundred patterns, most of them absent.
- * Case-insensitive patterns give their run in lower case (to be looked for in lower-cased text).
+ * Case-insensitive patterns give their run in lower case.
  */
 export function requiredLiteral(pattern: RegExp): string | undefined {
   if (pattern.flags.includes('u') || pattern.flags.includes('v')) return undefined;

@@ -310,17 +310,7 @@ const DISTINCTIVE = 2;
 /** Formats that may quote code in fenced blocks, which must not count as that code's traits. */
 const PROSE = new Set(['md', 'rst', 'org', 'tex']);
 
-/** A text as the traits see it, with its lower-cased copy made once if a trait needs it. */
-class Scanned {
-  private folded: string | undefined;
-  constructor(readonly text: string) {}
-  get lower(): string {
-    this.folded ??= this.text.toLowerCase();
-    return this.folded;
-  }
-}
-
-type Test = (scanned: Scanned) => boolean;
+type Test = (text: string) => boolean;
 
 /**
  * A trait's test. A pattern with a run of characters every match contains is only run on text
@@ -328,11 +318,16 @@ type Test = (scanned: Scanned) => boolean;
  * skips through a head far faster than a pattern anchored at every line start can.
  */
 function compile(trait: Trait[0]): Test {
-  if (typeof trait === 'function') return (s) => trait(s.text);
+  if (typeof trait === 'function') return trait;
   const needed = requiredLiteral(trait);
-  if (needed === undefined) return (s) => trait.test(s.text);
-  if (trait.flags.includes('i')) return (s) => s.lower.includes(needed) && trait.test(s.text);
-  return (s) => s.text.includes(needed) && trait.test(s.text);
+  if (needed === undefined) return (text) => trait.test(text);
+  // Lower-casing a whole head to look for a lower-case run cost more than it saved (non-ASCII
+  // text is lower-cased through ICU); a case-insensitive pattern of the run alone is a fast scan.
+  if (trait.flags.includes('i')) {
+    const run = new RegExp(needed.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&'), 'i');
+    return (text) => run.test(text) && trait.test(text);
+  }
+  return (text) => text.includes(needed) && trait.test(text);
 }
 
 /** TRAITS with their tests compiled once, when the module loads. */
@@ -341,11 +336,11 @@ const COMPILED: Array<[FormatId, Array<[Test, number]>]> = Object.entries(TRAITS
   traits.map(([trait, weight]) => [compile(trait), weight]),
 ]);
 
-function score(traits: Array<[Test, number]>, scanned: Scanned): number {
+function score(traits: Array<[Test, number]>, text: string): number {
   let sum = 0;
   let distinctive = false;
   for (const [test, weight] of traits) {
-    if (!test(scanned)) continue;
+    if (!test(text)) continue;
     sum += weight;
     if (weight >= DISTINCTIVE) distinctive = true;
   }
@@ -372,10 +367,9 @@ export function bestScored(text: string): { id: FormatId; score: number } | unde
 }
 
 function scoreAll(text: string): { id: FormatId; score: number } | undefined {
-  const whole = new Scanned(text);
-  const unfenced = new Scanned(text.replace(/^```[^\n]*\n[\s\S]*?^```/gm, ''));
+  const unfenced = text.replace(/^```[^\n]*\n[\s\S]*?^```/gm, '');
   const scores = new Map<FormatId, number>();
-  for (const [id, traits] of COMPILED) scores.set(id, score(traits, PROSE.has(id) ? whole : unfenced));
+  for (const [id, traits] of COMPILED) scores.set(id, score(traits, PROSE.has(id) ? text : unfenced));
   // TypeScript is JavaScript with types, C++ grew from C: their own traits only count on top.
   for (const [dialect, base] of [
     ['ts', 'js'],
