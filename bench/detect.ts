@@ -1,8 +1,15 @@
 /**
- * Detection throughput and memory: fileconv's detect() over a mixed set of files (the detection
- * fixtures copied to a few hundred files) versus libmagic's `file --mime-type -b` run as one
- * batch over the same files, in the same run. Each side gets a warm-up round, then the median
- * of several rounds counts. Higher ratio is better.
+ * Detection against libmagic, in the same run:
+ *
+ *   detect-batch: `fileconv detect --json` (the built bin/fileconv, one whole process) over the
+ *     real-world corpus (test/corpus, both sources: PDFs, office files, media, images, text; run
+ *     `npm run corpus` once) against `file --mime-type -b` over the same files (target <= 1,
+ *     time ratio, lower is better). Needs `npm run build` first.
+ *   detect: fileconv's detect() in process over the detection fixtures copied to a few hundred
+ *     files against `file` as one batch over them (throughput ratio, higher is better), and
+ *     its peak memory.
+ *
+ * Each side gets a warm-up round, then alternating rounds; medians (and CPU means) count.
  *
  *   tsx bench/detect.ts [copies]
  */
@@ -11,10 +18,12 @@ import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { detectFile } from '../src/detect/index.js';
+import { assertBuilt, compareBatch, corpusFiles, type Side } from './lib/detect-batch.js';
 import { copyFixtures } from './lib/detect-corpus.js';
 
 const COPIES = Number(process.argv[2] ?? 4);
 const ROUNDS = 9;
+const BATCH_ROUNDS = 5;
 const PARALLEL = 8;
 
 let peakRss = 0;
@@ -95,4 +104,21 @@ try {
   console.log(`detect: ${(oursRate / baseRate).toFixed(2)}x (ours / baseline throughput; higher is better)`);
 } finally {
   rmSync(dir, { recursive: true, force: true });
+}
+
+const corpus = await corpusFiles();
+if (!corpus) {
+  console.log('detect-batch: skipped (the real-world corpus is not fetched: run `npm run corpus`)');
+} else {
+  assertBuilt();
+  const { ours, file } = compareBatch(corpus.files, BATCH_ROUNDS);
+  const ms = (s: Side) =>
+    `${s.wallMs.toFixed(0)} ms wall` + (s.cpuMs === undefined ? '' : `, ${s.cpuMs.toFixed(0)} ms CPU`);
+  console.log(`corpus: ${corpus.summary}`);
+  console.log(`fileconv detect --json: ${ms(ours)}; file --mime-type -b: ${ms(file)}`);
+  if (ours.cpuMs !== undefined && file.cpuMs !== undefined)
+    console.log(`detect-batch-cpu: ${(ours.cpuMs / file.cpuMs).toFixed(2)} (CPU time, ours / file)`);
+  console.log(
+    `detect-batch: ${(ours.wallMs / file.wallMs).toFixed(2)} (fileconv detect / file --mime-type over ${corpus.files.length} corpus files, whole process, wall time; target <= 1)`,
+  );
 }

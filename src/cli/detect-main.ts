@@ -5,10 +5,12 @@ import { register } from './detect.js';
 
 /**
  * Up to this many files, V8's optimizing compiler costs more than it saves: its compilations
- * of the sniffers run on a second thread and are barely used before the process exits. Measured
- * (docs/performance.md): 17 % less CPU over 522 files, a third less over 4,350, even at 17,400.
+ * of the sniffers run on a second thread and are barely used before the process exits. Where it
+ * pays back depends on how much text is sniffed (docs/performance.md): on the detection fixtures
+ * (a few hundred bytes each) not even at 17,400 files; on the real-world corpus between 1,000
+ * files (a third less CPU without it) and 1,800 (8 % more), and at 3,252 files 14 % more.
  */
-const UNOPTIMIZED_UP_TO = 10_000;
+const UNOPTIMIZED_UP_TO = 1_500;
 
 if (process.argv.length - 3 <= UNOPTIMIZED_UP_TO) setFlagsFromString('--no-opt');
 const program = new Command().name('fileconv');

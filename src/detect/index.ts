@@ -152,8 +152,8 @@ async function detectSource(src: ByteSource): Promise<Finding> {
 async function withEncoding(finding: Finding, src: ByteSource): Promise<Finding> {
   const decoded = decodeText(src.head, src.complete)?.encoding;
   if (decoded && decoded !== 'latin1') return { ...finding, encoding: decoded };
-  const { sourceEncoding } = await import('./text/encoding.js');
-  const { encoding } = sourceEncoding(src.head, finding.id, !src.complete);
+  const { sourceEncoding, DETECT_SAMPLE_BYTES } = await import('./text/encoding.js');
+  const { encoding } = sourceEncoding(src.head, finding.id, !src.complete, DETECT_SAMPLE_BYTES);
   return { ...finding, encoding: encoding.toLowerCase() };
 }
 

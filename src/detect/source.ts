@@ -64,7 +64,11 @@ const scratch = Buffer.allocUnsafe(HEAD_BYTES);
  * size (small copies come from node's shared pool).
  */
 function readHead(fd: number): Buffer {
-  return Buffer.from(readAt(fd, 0, HEAD_BYTES, scratch));
+  const read = readAt(fd, 0, HEAD_BYTES, scratch);
+  // Buffer.from(buffer) copies byte by byte in JavaScript; copy() is one memcpy.
+  const head = Buffer.allocUnsafe(read.length);
+  read.copy(head);
+  return head;
 }
 
 function readAt(fd: number, offset: number, length: number, buf = Buffer.allocUnsafe(length)): Buffer {

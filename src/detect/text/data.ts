@@ -116,10 +116,17 @@ export function sniffYaml(doc: DecodedText, lines: string[]): Finding | undefine
     (l) => l.trim() !== '' && !l.trimStart().startsWith('#') && l.trim() !== '---',
   );
   if (content.length === 0) return undefined;
-  const keys = content.filter((l) => YAML_KEY.test(l)).length;
-  const items = content.filter((l) => YAML_ITEM.test(l)).length;
+  let keys = 0;
+  let items = 0;
   // Lines indented under a key are its nested values or block scalar text.
-  const nested = content.filter((l) => /^\s+\S/.test(l) && !YAML_KEY.test(l) && !YAML_ITEM.test(l)).length;
+  let nested = 0;
+  for (const l of content) {
+    const key = YAML_KEY.test(l);
+    const item = YAML_ITEM.test(l);
+    if (key) keys++;
+    if (item) items++;
+    if (!key && !item && /^\s+\S/.test(l)) nested++;
+  }
   if (keys === 0 || keys + items + nested < content.length * 0.85 || nested > keys + items) return undefined;
   if (!doc.complete) return { id: 'yaml', confidence: CONFIDENCE.TEXT };
   if (parsesAsYamlMapping(doc.text))

@@ -1,4 +1,5 @@
 import type { FormatId } from '../../formats/index.js';
+import { requiredLiteral } from './literal.js';
 
 /** A trait of a text format: a pattern (or a test) and how much finding it anywhere counts. */
 type Trait = [pattern: RegExp | ((text: string) => boolean), weight: number];
@@ -275,9 +276,10 @@ const TRAITS: Record<FormatId, Trait[]> = {
     [/^\s*[a-z-]+\s*:\s*[^;{}\n]+;\s*$/m, 2],
     [/^\s*\}\s*$/m, 1],
     [/^@(media|import|font-face|keyframes|charset)\b/m, 3],
-    // Selectors are words joined by whitespace or a combinator; each join is required, which
-    // keeps the pattern linear on long lines of words.
-    [/^[.#]?[a-zA-Z][\w-]*((\s*[,>+~]\s*|\s+)[.#]?[a-zA-Z][\w-]*)*\s*\{/m, 2],
+    // Selectors are words joined by blanks or a combinator; each join is required, which keeps
+    // the pattern linear on long lines of words. Only a combinator may end a line: with any
+    // whitespace as a join, a word list (one word a line) was read on from every line to its end.
+    [/^[.#]?[a-zA-Z][\w-]*(([ \t]*[,>+~]\s*|[ \t]+)[.#]?[a-zA-Z][\w-]*)*\s*\{/m, 2],
   ],
   // Statements start lines; lowercase keywords in prose ("select the text from") must not count.
   sql: [
@@ -308,23 +310,66 @@ const DISTINCTIVE = 2;
 /** Formats that may quote code in fenced blocks, which must not count as that code's traits. */
 const PROSE = new Set(['md', 'rst', 'org', 'tex']);
 
-function score(traits: Trait[], text: string): number {
+type Test = (text: string) => boolean;
+
+/**
+ * A trait's test. A pattern with a run of characters every match contains is only run on text
+ * that contains the run: most patterns are absent from most texts, and looking for a string
+ * skips through a head far faster than a pattern anchored at every line start can.
+ */
+function compile(trait: Trait[0]): Test {
+  if (typeof trait === 'function') return trait;
+  const needed = requiredLiteral(trait);
+  if (needed === undefined) return (text) => trait.test(text);
+  // Lower-casing a whole head to look for a lower-case run cost more than it saved (non-ASCII
+  // text is lower-cased through ICU); a case-insensitive pattern of the run alone is a fast scan.
+  if (trait.flags.includes('i')) {
+    const run = new RegExp(needed.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&'), 'i');
+    return (text) => run.test(text) && trait.test(text);
+  }
+  return (text) => text.includes(needed) && trait.test(text);
+}
+
+/** TRAITS with their tests compiled once, when the module loads. */
+const COMPILED: Array<[FormatId, Array<[Test, number]>]> = Object.entries(TRAITS).map(([id, traits]) => [
+  id,
+  traits.map(([trait, weight]) => [compile(trait), weight]),
+]);
+
+function score(traits: Array<[Test, number]>, text: string): number {
   let sum = 0;
   let distinctive = false;
-  for (const [trait, weight] of traits) {
-    if (!(typeof trait === 'function' ? trait(text) : trait.test(text))) continue;
+  for (const [test, weight] of traits) {
+    if (!test(text)) continue;
     sum += weight;
     if (weight >= DISTINCTIVE) distinctive = true;
   }
   return distinctive ? sum : 0;
 }
 
+/**
+ * Most texts show what they are in their first lines: a text is first scored on about this many
+ * characters of its head (cut at a line end), and only when that shows no clear format on all of
+ * it. Over the real-world corpus this gave the same findings as scoring every head whole (one
+ * Markdown file that C++ traits further down outscored came out right), for about a fifth less
+ * time in a batch.
+ */
+const FIRST_CHARS = 4096;
+/** A score that, reached in the first lines, settles the format without reading on. */
+const SETTLED = 6;
+
 /** The prose or code format whose traits the text shows most, if any shows enough. */
 export function bestScored(text: string): { id: FormatId; score: number } | undefined {
+  if (text.length <= FIRST_CHARS) return scoreAll(text);
+  const end = text.lastIndexOf('\n', FIRST_CHARS);
+  const first = scoreAll(text.slice(0, end > 0 ? end : FIRST_CHARS));
+  return first && first.score >= SETTLED ? first : scoreAll(text);
+}
+
+function scoreAll(text: string): { id: FormatId; score: number } | undefined {
   const unfenced = text.replace(/^```[^\n]*\n[\s\S]*?^```/gm, '');
   const scores = new Map<FormatId, number>();
-  for (const [id, traits] of Object.entries(TRAITS))
-    scores.set(id, score(traits, PROSE.has(id) ? text : unfenced));
+  for (const [id, traits] of COMPILED) scores.set(id, score(traits, PROSE.has(id) ? text : unfenced));
   // TypeScript is JavaScript with types, C++ grew from C: their own traits only count on top.
   for (const [dialect, base] of [
     ['ts', 'js'],
