@@ -9,9 +9,9 @@ import { FileconvError } from '../src/errors/index.js';
 /**
  * A picture stamped on every page: a logo, a signature, a seal. It travels as the option
  * `stamp_image`, a `data:` URL (the HTTP API's `stamp` part, the CLI's `--stamp-image` and the
- * library make it from a file), so it is checked like every option by its schema, and then like
- * an input: its bytes must be the PNG, JPEG or SVG its type says, its pixels are bounded, and an
- * SVG may reference nothing outside itself. It is drawn once per page size and laid over the
+ * library make it from a file), so it is checked with the request's other options, before
+ * anything is filed, and like an input: its bytes must be the PNG, JPEG or SVG its type says, its
+ * pixels are bounded (read from its header), and an SVG may reference nothing outside itself. It is drawn once per page size and laid over the
  * pages as one shared image, so a thousand pages hold it once (_pdf-stamp.ts).
  */
 
@@ -31,6 +31,10 @@ const STAMP_URL = z
   .string({ error: 'must be a string' })
   .max(MAX_URL_LENGTH, { error: `must be a picture of at most ${MAX_STAMP_BYTES} bytes` })
   .regex(DATA_URL, { error: 'must look like data:image/png;base64,... (a PNG, JPEG or SVG picture)' })
+  .superRefine((url, check) => {
+    const problem = pictureProblem(url);
+    if (problem) check.addIssue({ code: 'custom', message: problem });
+  })
   .meta({ examples: ['data:image/png;base64,iVBORw0KGgo...'] });
 
 const POSITIONS = [
@@ -94,55 +98,72 @@ function sniff(bytes: Buffer): StampType | undefined {
  * which draws it confined, would load a neighbouring file or expand entities; refusing first says
  * why, where a silently missing piece would not.
  */
-function refuseUnsafeSvg(text: string): void {
+function unsafeSvg(text: string): string | undefined {
   if (/<!DOCTYPE|<!ENTITY/i.test(text))
-    throw new FileconvError(
-      'INVALID_REQUEST',
-      'The stamp picture is an SVG with a DOCTYPE or entities; a stamp SVG must hold everything it draws.',
-    );
+    return 'is an SVG with a DOCTYPE or entities; a stamp SVG must hold everything it draws';
   const refs = [
     ...text.matchAll(/\b(?:xlink:)?href\s*=\s*["']\s*([^"']*)["']/gi),
     ...text.matchAll(/url\(\s*["']?\s*([^"')]*)/gi),
     ...text.matchAll(/@import/gi),
   ].map((m) => m[1] ?? '@import');
-  const external = refs.find((r) => !r.startsWith('#') && !/^data:image\/(png|jpeg);base64,/i.test(r));
-  if (external !== undefined)
-    throw new FileconvError(
-      'INVALID_REQUEST',
-      'The stamp picture is an SVG that refers to something outside itself (a file, a URL or a stylesheet); a stamp SVG must hold everything it draws.',
-    );
+  if (refs.some((r) => !r.startsWith('#') && !/^data:image\/(png|jpeg);base64,/i.test(r)))
+    return 'is an SVG that refers to something outside itself (a file, a URL or a stylesheet); a stamp SVG must hold everything it draws';
+  return undefined;
+}
+
+/** A PNG's or a JPEG's size in pixels from its header, without decoding it. */
+function rasterSize(type: 'png' | 'jpg', bytes: Buffer): [number, number] | undefined {
+  if (type === 'png')
+    return bytes.length >= 24 ? [bytes.readUInt32BE(16), bytes.readUInt32BE(20)] : undefined;
+  // JPEG: the first start-of-frame marker (C0 to CF, but C4, C8 and CC are other tables).
+  let i = 2;
+  while (i + 9 < bytes.length && bytes[i] === 0xff) {
+    const marker = bytes[i + 1]!;
+    if (marker >= 0xc0 && marker <= 0xcf && ![0xc4, 0xc8, 0xcc].includes(marker))
+      return [bytes.readUInt16BE(i + 7), bytes.readUInt16BE(i + 5)];
+    i += 2 + bytes.readUInt16BE(i + 2);
+  }
+  return undefined;
+}
+
+/**
+ * What is wrong with a stamp picture, checked when the request's options are read (so a bad one
+ * is a 400 before anything is filed): bytes that are not the type sent, a raster over the pixel
+ * limit, an SVG that reaches outside itself.
+ */
+function pictureProblem(url: string): string | undefined {
+  const m = DATA_URL.exec(url);
+  if (!m) return undefined;
+  const declared = TYPES[m[1] as keyof typeof TYPES];
+  const bytes = Buffer.from(m[2]!, 'base64');
+  const type = sniff(bytes);
+  if (type !== declared)
+    return `was sent as ${declared.toUpperCase()} but its bytes are ${type ? type.toUpperCase() : 'no PNG, JPEG or SVG picture'}`;
+  if (type === 'svg') return unsafeSvg(bytes.toString('utf8'));
+  const size = rasterSize(type, bytes);
+  if (!size || size[0] < 1 || size[1] < 1) return `is a damaged ${type.toUpperCase()}`;
+  if (size[0] * size[1] > MAX_STAMP_PIXELS)
+    return `is ${size[0]} x ${size[1]} pixels, over the limit of ${MAX_STAMP_PIXELS / 1e6} megapixels`;
+  return undefined;
 }
 
 /** Decodes and checks the stamp picture; throws with the spec's codes before any engine sees it. */
 export async function readStampPicture(dataUrl: string): Promise<StampPicture> {
+  // Checked when the request was read; checked again here, since a step may be given options directly.
   const m = DATA_URL.exec(dataUrl);
-  if (!m) throw new FileconvError('INVALID_REQUEST', 'option stamp_image must be a data: URL of a picture');
+  const problem = m ? pictureProblem(dataUrl) : 'must be a data: URL of a PNG, JPEG or SVG picture';
+  if (!m || problem) throw new FileconvError('INVALID_REQUEST', `option stamp_image ${problem}`);
   const mime = m[1] as keyof typeof TYPES;
+  const type = TYPES[mime];
   const bytes = Buffer.from(m[2]!, 'base64');
-  if (bytes.length > MAX_STAMP_BYTES)
-    throw new FileconvError('INVALID_REQUEST', `The stamp picture is over ${MAX_STAMP_BYTES} bytes.`);
-  const type = sniff(bytes);
-  if (type !== TYPES[mime])
-    throw new FileconvError(
-      'FORMAT_MISMATCH',
-      `The stamp picture was sent as ${TYPES[mime].toUpperCase()} but its bytes are ${type ? type.toUpperCase() : 'no PNG, JPEG or SVG picture'}.`,
-    );
-  if (type === 'svg') refuseUnsafeSvg(bytes.toString('utf8'));
   // The header gives the size; nothing is decoded (an SVG is parsed by librsvg, not drawn).
   const meta = await sharp(bytes, { limitInputPixels: false })
     .metadata()
-    .catch(() => {
-      throw new FileconvError('MALFORMED_DOCUMENT', `The stamp picture is a damaged ${type.toUpperCase()}.`);
-    });
-  const width = meta.width ?? 0;
-  const height = meta.height ?? 0;
+    .catch(() => undefined);
+  const width = meta?.width ?? 0;
+  const height = meta?.height ?? 0;
   if (width < 1 || height < 1)
-    throw new FileconvError('MALFORMED_DOCUMENT', 'The stamp picture has no size.');
-  if (type !== 'svg' && width * height > MAX_STAMP_PIXELS)
-    throw new FileconvError(
-      'OUTPUT_TOO_LARGE',
-      `The stamp picture is ${width} x ${height} pixels, over the limit of ${MAX_STAMP_PIXELS / 1e6} megapixels.`,
-    );
+    throw new FileconvError('INVALID_REQUEST', `option stamp_image is a damaged ${type.toUpperCase()}`);
   return { type, mime, bytes, width, height };
 }
 

@@ -27,7 +27,7 @@ import { readStampPicture, STAMP_IMAGE_OPTIONS, writeStampPictureSvgs } from './
 /** Any printable text; control characters cannot be drawn (and are not allowed in XML). */
 const TEXT = like(/^[^\p{Cc}]{1,200}$/u, 'DRAFT');
 
-/** The built-in stamps, drawn as vector art (a picture of ones own is stamp_image). */
+/** The built-in stamps, drawn as vector art (a picture of one's own is stamp_image). */
 export const STAMPS = ['approved', 'rejected', 'draft', 'confidential', 'copy', 'paid', 'void'] as const;
 const POSITIONS = [
   'top-left',
