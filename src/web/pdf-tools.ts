@@ -77,6 +77,15 @@ export const PDF_TOOLS: readonly PdfTool[] = [
     button: 'Protect',
   },
   {
+    id: 'stamp-picture',
+    title: 'Stamp a picture',
+    blurb: 'Lay a logo, a signature or a seal (PNG, JPEG or SVG, at most 1 MB) on every page.',
+    fields: ['stamp_image', 'stamp_image_position', 'stamp_image_width', 'stamp_image_opacity'],
+    required: ['stamp_image'],
+    initial: { stamp_image_position: 'bottom-right' },
+    button: 'Stamp',
+  },
+  {
     id: 'unlock',
     title: 'Unlock',
     blurb: 'Remove the password of a protected PDF: you need to know it.',
