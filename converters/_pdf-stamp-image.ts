@@ -37,8 +37,8 @@ const STAMP_URL = z
   })
   .meta({ examples: ['data:image/png;base64,iVBORw0KGgo...'] });
 
-const POSITIONS = [
-  'center',
+/** Where along the page's edges something is drawn (page numbers, a picture), 28 pt in. */
+export const EDGE_POSITIONS = [
   'top-left',
   'top-center',
   'top-right',
@@ -46,8 +46,10 @@ const POSITIONS = [
   'bottom-center',
   'bottom-right',
 ] as const;
+const POSITIONS = ['center', ...EDGE_POSITIONS] as const;
 
-const DRAWN = { order: OPERATION_ORDER.overlay };
+/** What is drawn over the pages comes first among the operations. */
+export const DRAWN = { order: OPERATION_ORDER.overlay };
 
 export const STAMP_IMAGE_OPTIONS = {
   stamp_image: defineOption(

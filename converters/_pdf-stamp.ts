@@ -7,7 +7,6 @@ import {
   int,
   like,
   num,
-  OPERATION_ORDER,
   type OptionValues,
   oneOf,
 } from '../src/engine/option-kit.js';
@@ -15,7 +14,13 @@ import { FileconvError } from '../src/errors/index.js';
 import { escapeXml, fontconfigEnv } from '../src/fonts/fontconfig.js';
 import { findBinary, runProcess } from '../src/run/process.js';
 import { popplerTool } from './_pdf.js';
-import { readStampPicture, STAMP_IMAGE_OPTIONS, writeStampPictureSvgs } from './_pdf-stamp-image.js';
+import {
+  DRAWN,
+  EDGE_POSITIONS,
+  readStampPicture,
+  STAMP_IMAGE_OPTIONS,
+  writeStampPictureSvgs,
+} from './_pdf-stamp-image.js';
 
 /**
  * What is drawn over the pages of a PDF: a text watermark, a rubber stamp from a small built-in
@@ -29,16 +34,6 @@ const TEXT = like(/^[^\p{Cc}]{1,200}$/u, 'DRAFT');
 
 /** The built-in stamps, drawn as vector art (a picture of one's own is stamp_image). */
 export const STAMPS = ['approved', 'rejected', 'draft', 'confidential', 'copy', 'paid', 'void'] as const;
-const POSITIONS = [
-  'top-left',
-  'top-center',
-  'top-right',
-  'bottom-left',
-  'bottom-center',
-  'bottom-right',
-] as const;
-
-const DRAWN = { order: OPERATION_ORDER.overlay };
 
 export const STAMP_OPTIONS = {
   watermark: defineOption(TEXT, 'text drawn across every page (the pages option chooses the pages)', DRAWN),
@@ -69,7 +64,7 @@ export const STAMP_OPTIONS = {
   ),
   page_numbers: defineOption(bool(), 'number the pages', DRAWN),
   page_numbers_position: defineOption(
-    oneOf(POSITIONS),
+    oneOf(EDGE_POSITIONS),
     'with page_numbers: where (default bottom-center)',
     DRAWN,
   ),
