@@ -261,6 +261,28 @@ export async function webToolsSuite(setupName: SetupName): Promise<void> {
         await harness.finish(page);
       });
 
+      it('numbers the pages, then makes a PDF/A with a title, with their tools', async () => {
+        const page = await harness.open();
+        await choosePdf(page, threePages);
+        await runTool(page, 'page-numbers', async (p) => {
+          await p.fill('#tool-page-numbers-page_numbers_format', 'Page {n} of {total}');
+        });
+        const numbered = await fetchLink(page, '[data-artifact="pdf"] a', 'numbered.pdf');
+        expect(qpdfCheck(numbered)).toBe(0);
+        expect(pdfText(numbered)).toMatch(/Page 3 of 3/);
+
+        await runTool(page, 'pdfa', async (p) => {
+          await p.fill('#tool-pdfa-title', 'Quarterly archive');
+        });
+        const archive = await fetchLink(page, '[data-artifact="pdf"] a', 'archive.pdf');
+        const xmp = spawnSync('pdfinfo', ['-meta', archive], { encoding: 'utf8' }).stdout;
+        expect(xmp).toMatch(/pdfaid:part=['"]2['"]|<pdfaid:part>2</);
+        expect(spawnSync('pdfinfo', [archive], { encoding: 'utf8' }).stdout).toMatch(
+          /^Title:\s+Quarterly archive$/m,
+        );
+        await harness.finish(page);
+      });
+
       it('splits a three-page PDF into one file per page, then compresses it showing the sizes', async () => {
         const page = await harness.open();
         await choosePdf(page, threePages);
