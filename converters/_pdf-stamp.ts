@@ -1,15 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { StepContext } from '../src/engine/contract.js';
-import {
-  bool,
-  defineOption,
-  int,
-  like,
-  num,
-  type OptionValues,
-  oneOf,
-} from '../src/engine/option-kit.js';
+import { bool, defineOption, int, like, num, type OptionValues, oneOf } from '../src/engine/option-kit.js';
 import { FileconvError } from '../src/errors/index.js';
 import { escapeXml, fontconfigEnv } from '../src/fonts/fontconfig.js';
 import { findBinary, runProcess } from '../src/run/process.js';
