@@ -1,20 +1,18 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { StepContext } from '../src/engine/contract.js';
-import {
-  bool,
-  defineOption,
-  int,
-  like,
-  num,
-  OPERATION_ORDER,
-  type OptionValues,
-  oneOf,
-} from '../src/engine/option-kit.js';
+import { bool, defineOption, int, like, num, type OptionValues, oneOf } from '../src/engine/option-kit.js';
 import { FileconvError } from '../src/errors/index.js';
 import { escapeXml, fontconfigEnv } from '../src/fonts/fontconfig.js';
 import { findBinary, runProcess } from '../src/run/process.js';
 import { popplerTool } from './_pdf.js';
+import {
+  DRAWN,
+  EDGE_POSITIONS,
+  readStampPicture,
+  STAMP_IMAGE_OPTIONS,
+  writeStampPictureSvgs,
+} from './_pdf-stamp-image.js';
 
 /**
  * What is drawn over the pages of a PDF: a text watermark, a rubber stamp from a small built-in
@@ -26,18 +24,8 @@ import { popplerTool } from './_pdf.js';
 /** Any printable text; control characters cannot be drawn (and are not allowed in XML). */
 const TEXT = like(/^[^\p{Cc}]{1,200}$/u, 'DRAFT');
 
-/** The built-in stamps: an uploaded picture cannot be a second input of a conversion yet. */
+/** The built-in stamps, drawn as vector art (a picture of one's own is stamp_image). */
 export const STAMPS = ['approved', 'rejected', 'draft', 'confidential', 'copy', 'paid', 'void'] as const;
-const POSITIONS = [
-  'top-left',
-  'top-center',
-  'top-right',
-  'bottom-left',
-  'bottom-center',
-  'bottom-right',
-] as const;
-
-const DRAWN = { order: OPERATION_ORDER.overlay };
 
 export const STAMP_OPTIONS = {
   watermark: defineOption(TEXT, 'text drawn across every page (the pages option chooses the pages)', DRAWN),
@@ -68,7 +56,7 @@ export const STAMP_OPTIONS = {
   ),
   page_numbers: defineOption(bool(), 'number the pages', DRAWN),
   page_numbers_position: defineOption(
-    oneOf(POSITIONS),
+    oneOf(EDGE_POSITIONS),
     'with page_numbers: where (default bottom-center)',
     DRAWN,
   ),
@@ -82,12 +70,16 @@ export const STAMP_OPTIONS = {
     'with page_numbers: the number of the first page (default 1)',
     DRAWN,
   ),
+  ...STAMP_IMAGE_OPTIONS,
 };
 export type StampValues = OptionValues<typeof STAMP_OPTIONS>;
 
 /** Whether any overlay is asked: then the pages are drawn over before anything else. */
 export const wantsOverlay = (o: StampValues): boolean =>
-  o.watermark !== undefined || o.stamp !== undefined || o.page_numbers === true;
+  o.watermark !== undefined ||
+  o.stamp !== undefined ||
+  o.page_numbers === true ||
+  o.stamp_image !== undefined;
 
 /** A page as a reader shows it: the trim box's size, turned by the page's rotation. */
 export interface ShownPage {
@@ -182,6 +174,8 @@ export const MAX_STAMPED_PAGES = 10_000;
 
 /** Draws the overlay PDF, one page per page of `pdf`, and returns its path in the step's folder. */
 export async function drawOverlay(pdf: string, o: StampValues, ctx: StepContext): Promise<string> {
+  // The picture is checked before anything is drawn: a bad one fails the request at once.
+  const picture = o.stamp_image === undefined ? undefined : await readStampPicture(o.stamp_image);
   const rsvg = findBinary(['rsvg-convert']);
   if (!rsvg)
     throw new FileconvError('CONVERT_FAILED', 'rsvg-convert (librsvg2-bin) is needed to draw on pages.');
@@ -201,5 +195,32 @@ export async function drawOverlay(pdf: string, o: StampValues, ctx: StepContext)
   );
   const output = join(ctx.workDir, 'overlay.pdf');
   await runProcess(rsvg, ['--format', 'pdf', '--output', output, ...svgs], ctx, { env: fontconfigEnv() });
-  return output;
+  if (!picture) return output;
+
+  // The picture goes on the overlay's pages as qpdf's own overlay, one page per page size: qpdf
+  // makes each of those pages one form object, which every page of that size then shares (drawn
+  // into each page's SVG, rsvg-convert would store the picture once per page).
+  const drawn = await writeStampPictureSvgs(o, picture, pages, ctx);
+  const pictures = join(ctx.workDir, 'stamp-pictures.pdf');
+  await runProcess(rsvg, ['--format', 'pdf', '--output', pictures, ...drawn.svgs], ctx);
+  const qpdf = findBinary(['qpdf']);
+  if (!qpdf) throw new FileconvError('CONVERT_FAILED', 'qpdf is needed to stamp a picture.');
+  const combined = join(ctx.workDir, 'overlay-with-picture.pdf');
+  await runProcess(
+    qpdf,
+    [
+      output,
+      '--overlay',
+      pictures,
+      `--to=1-${pages.length}`,
+      `--from=${drawn.from.join(',')}`,
+      '--',
+      combined,
+    ],
+    ctx,
+  );
+  ctx.log(
+    `stamp picture (${picture.type}, ${picture.width} x ${picture.height}) drawn on ${pages.length} page(s)`,
+  );
+  return combined;
 }

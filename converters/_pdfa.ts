@@ -18,20 +18,8 @@ import { popplerTool } from './_pdf.js';
 
 export const pdfa = defineOption(
   oneOf(['2b']),
-  'make a PDF/A-2b archive copy (Ghostscript), its identification, output intent and fonts checked; not with a password',
-  {
-    order: OPERATION_ORDER.pdfa,
-    excludes: {
-      user_password: 'PDF/A forbids encryption',
-      // Ghostscript 10.0 discards every DOCINFO pdfmark in PDF/A mode ("cannot be represented in XMP").
-      ...Object.fromEntries(
-        ['title', 'author', 'subject', 'keywords'].map((k) => [
-          k,
-          'Ghostscript 10.0 drops document information from PDF/A',
-        ]),
-      ),
-    },
-  },
+  'make a PDF/A-2b archive copy (Ghostscript; LibreOffice for office documents), its identification, output intent, fonts and document information checked; not with a password',
+  { order: OPERATION_ORDER.pdfa, excludes: { user_password: 'PDF/A forbids encryption' } },
 );
 
 /** Document information written by a pdfmark, so Ghostscript puts it in Info and XMP alike. */
@@ -48,12 +36,38 @@ function psUnicode(text: string): string {
   return `<${utf16.toString('hex')}>`;
 }
 
-/** A pdfmark setting the document information given, or nothing. */
-export function docInfoPdfmark(o: DocInfo): string | undefined {
-  const fields = (['title', 'author', 'subject', 'keywords'] as const)
-    .filter((k) => o[k] !== undefined)
-    .map((k) => `/${k[0]!.toUpperCase()}${k.slice(1)} ${psUnicode(o[k]!)}`);
-  return fields.length > 0 ? `[ ${fields.join(' ')} /DOCINFO pdfmark` : undefined;
+const INFO_FIELDS = ['title', 'author', 'subject', 'keywords'] as const;
+
+/**
+ * Refuses, before the engine runs, document information its PDF/A mode would not carry faithfully
+ * into the XMP packet (the check after the run would fail it anyway, later and less clearly).
+ */
+export function assertDocInfoFits(o: DocInfo, fits: RegExp, why: string): void {
+  const other = INFO_FIELDS.find((k) => o[k] !== undefined && !fits.test(o[k]!));
+  if (other)
+    throw new FileconvError('INVALID_REQUEST', `option ${other} cannot be given with pdfa here: ${why}`);
+}
+
+/**
+ * Ghostscript 10.0 carries document information into a PDF/A's XMP only as a plain string of
+ * printable ASCII without parentheses or backslashes (any escape, a hex or a UTF-16 string make
+ * it discard the whole DOCINFO: "cannot be represented in XMP").
+ */
+const GS_PDFA_TEXT = /^[\x20-\x27\x2a-\x5b\x5d-\x7e]*$/;
+
+/** A pdfmark setting the document information given, or nothing; `archive` for PDF/A (above). */
+export function docInfoPdfmark(o: DocInfo, archive = false): string | undefined {
+  const fields = INFO_FIELDS.filter((k) => o[k] !== undefined);
+  if (archive)
+    assertDocInfoFits(
+      o,
+      GS_PDFA_TEXT,
+      'on a PDF, Ghostscript keeps only plain ASCII without parentheses or backslashes in a PDF/A (an office document to PDF/A takes any script)',
+    );
+  const values = fields.map(
+    (k) => `/${k[0]!.toUpperCase()}${k.slice(1)} ${archive ? psString(o[k]!) : psUnicode(o[k]!)}`,
+  );
+  return values.length > 0 ? `[ ${values.join(' ')} /DOCINFO pdfmark` : undefined;
 }
 
 /** A PostScript string literal for `s`. */
@@ -115,10 +129,57 @@ export async function pdfaArgs(
   return { args: [...args, `--permit-file-read=${icc}`], prologue };
 }
 
+const XML_ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" };
+
+/** The text of an XMP property (`dc:title`'s first rdf:li, or `pdf:Keywords` itself), unescaped. */
+function xmpText(meta: string, tag: string): string | undefined {
+  const element = new RegExp(`<${tag}>([\\s\\S]*?)</${tag}>`).exec(meta)?.[1];
+  if (element === undefined) return undefined;
+  const text = /<rdf:li[^>]*>([\s\S]*?)<\/rdf:li>/.exec(element)?.[1] ?? element;
+  return text.replace(/&(amp|lt|gt|quot|apos);/g, (_, e: string) => XML_ENTITIES[e]!).trim();
+}
+
+/** Keywords compared as a list: writers join them with "," or ", ". */
+const keywordList = (v: string | undefined) =>
+  (v ?? '')
+    .split(/[,;]/)
+    .map((k) => k.trim())
+    .filter(Boolean)
+    .join(',');
+
+const XMP_OF: Record<(typeof INFO_FIELDS)[number], [string, string]> = {
+  title: ['dc:title', 'Title'],
+  author: ['dc:creator', 'Author'],
+  subject: ['dc:description', 'Subject'],
+  keywords: ['pdf:Keywords', 'Keywords'],
+};
+
+/** Each field asked, in the Info dictionary and the XMP packet alike (PDF/A wants them to agree). */
+async function docInfoShortcomings(pdf: string, meta: string, expected: DocInfo, ctx: StepContext) {
+  const asked = INFO_FIELDS.filter((k) => expected[k] !== undefined);
+  if (asked.length === 0) return [];
+  const info = (await runProcess(popplerTool('pdfinfo'), ['-enc', 'UTF-8', pdf], ctx)).stdout;
+  const missing: string[] = [];
+  for (const k of asked) {
+    const [xmpTag, infoKey] = XMP_OF[k];
+    const norm = k === 'keywords' ? keywordList : (v: string | undefined) => v?.trim();
+    const want = norm(expected[k]);
+    const inInfo = new RegExp(`^${infoKey}:[ \t]*(.*)$`, 'm').exec(info)?.[1];
+    if (norm(inInfo) !== want) missing.push(`the document information lacks the ${k} asked`);
+    if (norm(xmpText(meta, xmpTag)) !== want) missing.push(`the XMP lacks the ${k} asked`);
+  }
+  return missing;
+}
+
 /** What a PDF/A-2b file must show; each failed point is named. */
-export async function pdfaShortcomings(pdf: string, ctx: StepContext): Promise<string[]> {
+export async function pdfaShortcomings(
+  pdf: string,
+  ctx: StepContext,
+  expected: DocInfo = {},
+): Promise<string[]> {
   const missing: string[] = [];
   const meta = (await runProcess(popplerTool('pdfinfo'), ['-meta', pdf], ctx)).stdout;
+  missing.push(...(await docInfoShortcomings(pdf, meta, expected, ctx)));
   const field = (name: string) =>
     new RegExp(`pdfaid:${name}(?:=["']([^"']*)["']|>([^<]*)<)`)
       .exec(meta)
@@ -152,15 +213,23 @@ export async function pdfaShortcomings(pdf: string, ctx: StepContext): Promise<s
   return missing;
 }
 
-/** Throws when the result does not show what PDF/A-2b requires, rather than return a file that claims it. */
-export async function assertPdfA(pdf: string, ctx: StepContext): Promise<void> {
-  const missing = await pdfaShortcomings(pdf, ctx);
+/**
+ * Throws when the result does not show what PDF/A-2b requires (or lacks the document information
+ * asked with it), rather than return a file that claims it.
+ */
+export async function assertPdfA(
+  pdf: string,
+  ctx: StepContext,
+  engine = 'Ghostscript',
+  expected: DocInfo = {},
+): Promise<void> {
+  const missing = await pdfaShortcomings(pdf, ctx, expected);
   if (missing.length === 0) {
     ctx.log('PDF/A-2b checked: XMP identification, output intent, embedded fonts (not a full validation)');
     return;
   }
   throw new FileconvError(
     'CONVERT_FAILED',
-    `Ghostscript could not make this PDF into PDF/A-2b (${missing.join('; ')}); no file was returned.`,
+    `${engine} could not make this document into PDF/A-2b (${missing.join('; ')}); no file was returned.`,
   );
 }

@@ -221,7 +221,7 @@ export default defineConverter({
 
     // Run after the input, whose own information Ghostscript copies when it reads it.
     const after: string[] = [];
-    const info = edge.from === 'pdf' ? docInfoPdfmark(options) : undefined;
+    const info = edge.from === 'pdf' ? docInfoPdfmark(options, archive) : undefined;
     if (info) {
       const file = join(ctx.workDir, 'docinfo.ps');
       await writeFile(file, `%!\n${info}\n`);
@@ -243,7 +243,7 @@ export default defineConverter({
         new FileconvError('MALFORMED_DOCUMENT', 'Ghostscript produced no output.')
       );
     }
-    if (archive) await assertPdfA(files[0]!, ctx);
+    if (archive) await assertPdfA(files[0]!, ctx, 'Ghostscript', info ? options : {});
     else if (edge.from === 'pdf' && edge.to === 'pdf') await keepSmaller(input, files[0]!, ctx, !info);
     ctx.progress(1);
     return { files };

@@ -4,12 +4,25 @@ import { decodeSource, encodingNote } from '../src/detect/text/encoding.js';
 import { type ConversionEdge, defineConverter, edgesBetween } from '../src/engine/contract.js';
 import { bool, defineOption, type OptionValues, oneOf } from '../src/engine/option-kit.js';
 import { optionsFor } from '../src/engine/options.js';
-import { landscape, margin, pages, paper, password, quality, sheet } from '../src/engine/shared-options.js';
+import {
+  author,
+  keywords,
+  landscape,
+  margin,
+  pages,
+  paper,
+  password,
+  quality,
+  sheet,
+  subject,
+  title,
+} from '../src/engine/shared-options.js';
 import { FileconvError } from '../src/errors/index.js';
 import { fontconfigEnv, OUTLINE_EMOJI } from '../src/fonts/fontconfig.js';
 import { extensionOf, type FormatId } from '../src/formats/index.js';
 import { findBinary, probeBinary, runProcess } from '../src/run/process.js';
 import { assertPdfHeader, isEncryptedPdf } from './_pdf.js';
+import { assertDocInfoFits, assertPdfA, type DocInfo, pdfa } from './_pdfa.js';
 import { convertThroughPool } from './libreoffice/convert.js';
 import { pageSetupFor } from './libreoffice/page-setup.js';
 import { writerFromPdf } from './libreoffice/pdf-import.js';
@@ -108,13 +121,27 @@ const PDF_IMPORT_COST = 5;
  */
 const BASE_OPTIONS = ['pages', 'quality', 'sheet', 'mode'];
 const PAGE_OPTIONS = ['paper', 'landscape', 'margin'];
+/**
+ * What the PDF export itself writes: PDF/A-2b (its own PDF/A mode, checked afterwards as
+ * Ghostscript's is) and the document information, set as the document's properties so Info and
+ * the XMP packet say the same thing, which is what PDF/A asks of them.
+ */
+const INFO_OPTIONS = ['title', 'author', 'subject', 'keywords'] as const;
+const EXPORT_OPTIONS = ['pdfa', ...INFO_OPTIONS];
 const SHEET_PAGE_OPTIONS = ['single_page_sheets', 'fit_width'];
 
 function edgeOptions(from: FormatId, to: FormatId): string[] {
   const module = IMPORT[from]?.module;
   if (!module) return BASE_OPTIONS;
-  if (to !== 'pdf' || module === 'impress') return [...BASE_OPTIONS, 'password'];
-  return [...BASE_OPTIONS, 'password', ...PAGE_OPTIONS, ...(module === 'calc' ? SHEET_PAGE_OPTIONS : [])];
+  if (to !== 'pdf') return [...BASE_OPTIONS, 'password'];
+  if (module === 'impress') return [...BASE_OPTIONS, 'password', ...EXPORT_OPTIONS];
+  return [
+    ...BASE_OPTIONS,
+    'password',
+    ...EXPORT_OPTIONS,
+    ...PAGE_OPTIONS,
+    ...(module === 'calc' ? SHEET_PAGE_OPTIONS : []),
+  ];
 }
 
 const PDF_EDGES: ConversionEdge[] = edgesBetween(['pdf'], Object.keys(PDF_IMPORT), (_, to) => ({
@@ -176,11 +203,20 @@ const EDGES: ConversionEdge[] = [
   ...UNLOCK_EDGES,
 ];
 
+/** The document information asked, or undefined. */
+function docInfoOf(options: Options): DocInfo | undefined {
+  const info = Object.fromEntries(
+    INFO_OPTIONS.filter((k) => options[k] !== undefined).map((k) => [k, options[k]]),
+  );
+  return Object.keys(info).length > 0 ? info : undefined;
+}
+
 /** PDF export options LibreOffice takes as JSON after the filter name (7.4 and later). */
 function pdfExportOptions(options: Options): string {
   const props: Record<string, { type: string; value: string }> = {};
   if (options.pages) props.PageRange = { type: 'string', value: options.pages };
   if (options.quality) props.Quality = { type: 'long', value: String(options.quality) };
+  if (options.pdfa) props.SelectPdfVersion = { type: 'long', value: '2' };
   return Object.keys(props).length ? `:${JSON.stringify(props)}` : '';
 }
 
@@ -223,6 +259,11 @@ const OPTIONS = {
     bool(),
     'spreadsheet to PDF: each sheet scaled to the width of the page, as many pages tall as it needs',
   ),
+  pdfa,
+  title,
+  author,
+  subject,
+  keywords,
 };
 type Options = OptionValues<typeof OPTIONS>;
 
@@ -236,8 +277,10 @@ export default defineConverter({
     'libreoffice-impress',
     'python3-uno',
     'fonts-dejavu-core',
-    // pdftotext: a PDF too long for the layout import becomes a document from its text.
+    // pdftotext: a PDF too long for the layout import becomes a document from its text;
+    // pdfinfo, pdffonts and qpdf read back what a PDF/A export claims.
     'poppler-utils',
+    'qpdf',
   ],
   edges: EDGES,
   options: OPTIONS,
@@ -269,6 +312,17 @@ export default defineConverter({
     if (encrypted && options.password === undefined) throw new FileconvError('ENCRYPTED_DOCUMENT');
     if (encrypted) ctx.log('password-protected document: opened with the password given');
     const pageSetup = edge.to === 'pdf' && !pdfImport ? pageSetupFor(edge.from, options) : undefined;
+    const docInfo = edge.to === 'pdf' && !pdfImport ? docInfoOf(options) : undefined;
+    if (docInfo && options.pdfa)
+      assertDocInfoFits(
+        docInfo,
+        /^[^<>&"']*$/,
+        `LibreOffice 7.4 escapes < > & " ' twice in a PDF/A's XMP, which then contradicts its document information`,
+      );
+    // Ghostscript's PDF/A mode is refused the same way: a result that falls short is no PDF/A.
+    const finish = async (pdf: string) => {
+      if (edge.to === 'pdf' && options.pdfa) await assertPdfA(pdf, ctx, 'LibreOffice', docInfo);
+    };
 
     const importFilter =
       edge.from === 'doc' && isWord6Or95(await wordFibVersion(input)) ? 'MS WinWord 6.0' : source.filter;
@@ -286,21 +340,27 @@ export default defineConverter({
       pdfPages: pdfImport && source.module === 'writer',
       ...(encrypted ? { encrypted, password: options.password } : {}),
       pageSetup,
+      docInfo,
     };
     const converted = pooled.pdfPages
       ? await writerFromPdf(pooled, named, ctx)
       : await convertThroughPool({ ...pooled, pdfOptions: edge.to === 'pdf' ? options : undefined }, ctx);
     if (converted) {
       if (edge.to === 'txt') await stripBom(pooledOutput);
+      await finish(pooledOutput);
       ctx.progress(1);
       return { files: [pooledOutput] };
     }
-    // soffice --convert-to would take a password on its command line, and sets no page style.
-    const pageOptions = PAGE_OPTIONS.some((name) => name in options) || options.fit_width !== undefined;
+    // soffice --convert-to would take a password on its command line, and sets no page style
+    // and no document property.
+    const pageOptions =
+      PAGE_OPTIONS.some((name) => name in options) ||
+      options.fit_width !== undefined ||
+      docInfo !== undefined;
     if (encrypted || pageOptions)
       throw new FileconvError(
         'CONVERT_FAILED',
-        `${encrypted ? 'A password-protected document' : 'Page options'} need LibreOffice's warm pool (python3-uno), which is unavailable here.`,
+        `${encrypted ? 'A password-protected document' : 'Page options and document information'} need LibreOffice's warm pool (python3-uno), which is unavailable here.`,
       );
     const profile = await createLockedProfile(join(ctx.workDir, 'profile'));
     const sofficeOut = join(ctx.workDir, 'out');
@@ -336,6 +396,7 @@ export default defineConverter({
     const output = join(outDir, `output.${extensionOf(edge.to)}`);
     await copyFile(join(sofficeOut, produced), output);
     if (edge.to === 'txt') await stripBom(output);
+    await finish(output);
     ctx.progress(1);
     return { files: [output] };
   },

@@ -1,4 +1,5 @@
 import type { StepContext } from '../../src/engine/contract.js';
+import type { DocInfo } from '../_pdfa.js';
 import type { PageSetup } from './instance.js';
 import { convertWithPool, officePoolAvailable } from './pool.js';
 
@@ -24,6 +25,8 @@ export interface PooledConversion {
   encrypted?: boolean;
   /** Paper, orientation, margins and scaling for PDF export (page-setup.ts). */
   pageSetup?: PageSetup;
+  /** Document information set before the export (instance.ts). */
+  docInfo?: DocInfo;
 }
 
 /** The converter's options that PDF export reads. */
@@ -32,6 +35,8 @@ export interface PdfExportOptions {
   quality?: number;
   /** Spreadsheets: each sheet on one page, as large as it needs. */
   single_page_sheets?: boolean;
+  /** PDF/A-2b: the export's own PDF/A mode (XMP identification, sRGB output intent, fonts embedded). */
+  pdfa?: '2b';
 }
 
 /** `name:options` split at the first colon (filter names hold none; CSV options hold no colon). */
@@ -45,6 +50,8 @@ function pdfFilterData(options: PdfExportOptions): Record<string, string | numbe
   if (options.pages) data.PageRange = options.pages;
   if (options.quality) data.Quality = options.quality;
   if (options.single_page_sheets) data.SinglePageSheets = true;
+  // SelectPdfVersion 2 is PDF/A-2b.
+  if (options.pdfa) data.SelectPdfVersion = 2;
   return Object.keys(data).length ? data : undefined;
 }
 
@@ -69,6 +76,7 @@ export async function convertThroughPool(job: PooledConversion, ctx: StepContext
     pdfPages: job.pdfPages,
     password: job.password,
     pageSetup: job.pageSetup,
+    docInfo: job.docInfo,
     encrypted: job.encrypted,
     timeoutMs: ctx.timeoutMs,
     signal: ctx.signal,

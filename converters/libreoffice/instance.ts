@@ -8,6 +8,7 @@ import { createInterface } from 'node:readline';
 import { fontconfigEnv, OUTLINE_EMOJI } from '../../src/fonts/fontconfig.js';
 import { asEngineUser, engineConfinement, handToEngine } from '../../src/run/confine.js';
 import { sandboxedCommand } from '../../src/run/sandbox.js';
+import type { DocInfo } from '../_pdfa.js';
 import { createLockedProfile } from '../office/profile.js';
 import { linkPipeWhenReady, sweepDeadPipeLinks } from './pipe-link.js';
 import { groupMembers, groupRssBytes, isAlive, killGroup } from './proc.js';
@@ -28,6 +29,8 @@ export interface BridgeRequest {
   password?: string;
   /** Set on every page style before export (page-setup.ts). */
   pageSetup?: PageSetup;
+  /** Document information set on the document before export (title, author, subject, keywords). */
+  docInfo?: DocInfo;
 }
 
 /** Page style settings, lengths in 1/100 mm (the unit of LibreOffice's style properties). */

@@ -3,7 +3,8 @@
 Started by the pool next to its soffice process. Speaks JSON lines:
   stdout, once:   {"ready": true} or {"ready": false, "error": "..."}
   stdin, each:    {"id", "input", "output", "filter", "filterOptions"?, "inputFilter"?,
-                   "inputFilterOptions"?, "filterData"?, "pdfPages"?, "password"?, "pageSetup"?}
+                   "inputFilterOptions"?, "filterData"?, "pdfPages"?, "password"?, "pageSetup"?,
+                   "docInfo"?}
   stdout, each:   {"id", "ok": true} or {"id", "ok": false, "kind", "error"}
 kind is "load" (the document could not be read), "password" (a password was given and the
 document still could not be read: a wrong one), "store" (it could not be written),
@@ -132,6 +133,20 @@ def apply_page_setup(doc, setup):
             style.HeaderIsOn = False
 
 
+def apply_doc_info(doc, info):
+    """Title, author, subject and keywords set as the document's own properties, which the PDF
+    export writes into the Info dictionary and, for PDF/A, the XMP packet alike."""
+    props = doc.DocumentProperties
+    if "title" in info:
+        props.Title = info["title"]
+    if "author" in info:
+        props.Author = info["author"]
+    if "subject" in info:
+        props.Subject = info["subject"]
+    if "keywords" in info:
+        props.Keywords = tuple(k.strip() for k in info["keywords"].split(",") if k.strip())
+
+
 def is_disconnect(error):
     text = type(error).__name__ + str(error)
     return isinstance(error, DisposedException) or "Binary URP bridge" in text or "disposed" in text
@@ -170,6 +185,8 @@ def convert(desktop, req):
             anchor_to_pages(doc)
         if req.get("pageSetup"):
             apply_page_setup(doc, req["pageSetup"])
+        if req.get("docInfo"):
+            apply_doc_info(doc, req["docInfo"])
         store_props = [prop("FilterName", req["filter"]), prop("Overwrite", True)]
         if req.get("filterOptions"):
             store_props.append(prop("FilterOptions", req["filterOptions"]))

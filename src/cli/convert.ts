@@ -4,6 +4,7 @@ import { basename, join, relative } from 'node:path';
 import type { Command } from 'commander';
 import ora, { type Ora } from 'ora';
 import { convertFile } from '../core/convert-file.js';
+import { readStampPictureUrl } from '../core/stamp-picture.js';
 import { closeEngines } from '../engine/registry.js';
 import { batchExitCode, EXIT, exitCodeOf } from '../errors/exit-codes.js';
 import { FileconvError } from '../errors/index.js';
@@ -38,6 +39,7 @@ interface OperationFlags {
   paper?: string;
   landscape?: boolean;
   margin?: string;
+  stampImage?: string;
 }
 
 interface ConvertFlags extends OperationFlags {
@@ -80,6 +82,10 @@ export function register(program: Command): void {
     .option('--paper <size>', 'paper of a printed page: A4, Letter, Legal, A3... or 210x297mm (-O paper=...)')
     .option('--landscape', 'print pages landscape (-O landscape=true)')
     .option('--margin <lengths>', 'page margins, CSS order, like "10mm 15mm" (-O margin=...)')
+    .option(
+      '--stamp-image <file>',
+      'a PNG, JPEG or SVG picture stamped on every PDF page (-O stamp_image_position=..., _width, _opacity)',
+    )
     .option('--from <format>', 'source format, instead of detecting it')
     .option('--merge', 'join the inputs, in order, into one file (PDF: one bookmark per input)')
     .option('--json', 'one JSON result per input per line (also the default when stdout is not a terminal)')
@@ -109,6 +115,13 @@ function operationOptions(flags: OperationFlags): Record<string, string> {
   if (flags.landscape) out.landscape = 'true';
   if (flags.margin !== undefined) out.margin = flags.margin;
   return out;
+}
+
+/** Every option of the command line: the flags', `-O` pairs, and the stamp picture read from its file. */
+async function commandLineOptions(flags: ConvertFlags): Promise<Record<string, string>> {
+  const options = { ...operationOptions(flags), ...parseOptionPairs(flags.option) };
+  if (flags.stampImage !== undefined) options.stamp_image = await readStampPictureUrl(flags.stampImage);
+  return options;
 }
 
 function collect(value: string, previous: string[]): string[] {
@@ -151,7 +164,7 @@ async function convertCommand(
   const concurrency = Number(flags.concurrency);
   try {
     target = resolveTarget(args, { to: flags.to, output: flags.output });
-    options = { ...operationOptions(flags), ...parseOptionPairs(flags.option) };
+    options = await commandLineOptions(flags);
     to = knownFormat(target.to);
     from = flags.from === undefined ? undefined : knownFormat(flags.from);
     if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 64) {
@@ -207,7 +220,7 @@ async function mergeCommand(
       ...target,
       to: knownFormat(target.to),
       from: flags.from === undefined ? undefined : knownFormat(flags.from),
-      options: { ...operationOptions(flags), ...parseOptionPairs(flags.option) },
+      options: await commandLineOptions(flags),
     };
   } catch (e) {
     return refused(e, json, stdio);

@@ -6,7 +6,8 @@ export const SANDBOX_PACKAGES = ['bubblewrap'];
 
 /**
  * Tools the browser tests (chromium), the detection benchmark (file, /usr/bin/time) and the
- * PostgreSQL store tests (postgresql: initdb and postgres for a throwaway cluster) use.
+ * PostgreSQL store tests (postgresql: initdb and postgres for a throwaway cluster) use, and
+ * msoffcrypto-tool, which checks the Agile-encrypted Office files the tests make.
  */
 export const TEST_TOOL_PACKAGES = [
   'chromium',
@@ -15,6 +16,7 @@ export const TEST_TOOL_PACKAGES = [
   'postgresql',
   'libimage-exiftool-perl',
   'uchardet',
+  'python3-msoffcrypto-tool',
 ];
 
 /** Debian packages among `packages` that are not installed (dpkg's view). */

@@ -9,6 +9,8 @@ import { type UploadPace, watchUploadPace } from './upload-pace.js';
 /** Room for multipart boundaries, part headers and the meta part on top of the file itself. */
 export const MULTIPART_OVERHEAD = 64 * 1024;
 const MAX_FIELD_BYTES = 64 * 1024;
+/** The stamp picture (`stamp` part): the limit of the option it becomes (stamp_image). */
+const MAX_STAMP_BYTES = 1024 * 1024;
 /** An uploaded part whose name has nothing usable left is called this. */
 const UPLOAD_FALLBACK_NAME = 'upload';
 /**
@@ -32,6 +34,19 @@ export interface ParsedUpload {
   file: UploadedFile | undefined;
   /** Every file part, in the order sent (at most `maxFiles`). */
   files: UploadedFile[];
+  /** The picture of a `stamp` part (the option stamp_image), held in memory: at most 1 MiB. */
+  stamp?: { bytes: Buffer; filename: string };
+}
+
+/** Reads a small part into memory; `done` gets its bytes, or undefined when it was over `max`. */
+function readSmallPart(stream: NodeJS.ReadableStream, max: number, done: (bytes?: Buffer) => void): void {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  stream.on('data', (c: Buffer) => {
+    size += c.length;
+    if (size <= max) chunks.push(c);
+  });
+  stream.on('end', () => done(size > max ? undefined : Buffer.concat(chunks)));
 }
 
 /** Where the n-th file part (from 0) of an upload is stored: the key itself, then `key.2`, `key.3`... */
@@ -108,6 +123,8 @@ export function receiveUpload(
   return new Promise((resolve, reject) => {
     const fields = new Map<string, { value: string; mimeType: string }>();
     const receiving: Receiving[] = [];
+    let stamp: ParsedUpload['stamp'];
+    let stampSeen = false;
     let total = 0;
     let settled = false;
     const tooManyFiles = () =>
@@ -126,8 +143,8 @@ export function receiveUpload(
         highWaterMark: UPLOAD_BUFFER_BYTES,
         fileHwm: UPLOAD_BUFFER_BYTES,
         limits: {
-          // One more than allowed, so going over is seen (a meta sent as a file part counts too).
-          files: maxFiles + 2,
+          // One more than allowed, so going over is seen (a meta and a stamp part count too).
+          files: maxFiles + 3,
           fields: 8,
           parts: maxFiles + 10,
           fileSize: maxFileBytes + 1,
@@ -172,16 +189,25 @@ export function receiveUpload(
       // A cut-off body errors the part too; the parser's own error event reports it.
       stream.on('error', () => {});
       if (name === 'meta') {
-        const chunks: Buffer[] = [];
-        let size = 0;
-        stream.on('data', (c: Buffer) => {
-          size += c.length;
-          if (size <= MAX_FIELD_BYTES) chunks.push(c);
+        readSmallPart(stream, MAX_FIELD_BYTES, (bytes) => {
+          if (!bytes) refuse(new FileconvError('INVALID_REQUEST', 'The meta part is too large.'));
+          else fields.set('meta', { value: bytes.toString('utf8'), mimeType });
         });
-        stream.on('end', () => {
-          if (size > MAX_FIELD_BYTES)
-            refuse(new FileconvError('INVALID_REQUEST', 'The meta part is too large.'));
-          else fields.set('meta', { value: Buffer.concat(chunks).toString('utf8'), mimeType });
+        return;
+      }
+      if (name === 'stamp') {
+        if (stampSeen) {
+          stream.resume();
+          refuse(new FileconvError('INVALID_REQUEST', 'Send at most one "stamp" part.'));
+          return;
+        }
+        stampSeen = true;
+        readSmallPart(stream, MAX_STAMP_BYTES, (bytes) => {
+          if (!bytes)
+            refuse(
+              new FileconvError('INVALID_REQUEST', `The stamp picture is over ${MAX_STAMP_BYTES} bytes.`),
+            );
+          else stamp = { bytes, filename: sanitizeFilename(filename, UPLOAD_FALLBACK_NAME) };
         });
         return;
       }
@@ -257,7 +283,7 @@ export function receiveUpload(
       settled = true;
       stopPace();
       const files = receiving.map((r, i) => ({ ...r.file, size: sizes[i] ?? 0 }));
-      resolve({ fields, file: files[0], files });
+      resolve({ fields, file: files[0], files, ...(stamp ? { stamp } : {}) });
     });
     incoming.on('aborted', () =>
       refuse(new FileconvError('INTAKE_FAILED', 'The client stopped sending the upload.')),

@@ -3,6 +3,7 @@ import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, dirname, extname, join, resolve } from 'node:path';
 import { type ConvertFileResult, convertFile, mergeFiles } from '../core/convert-file.js';
+import { withStampPicture } from '../core/stamp-picture.js';
 import { type DetectReport, detect as detectPath } from '../detect/index.js';
 import { FileconvError } from '../errors/index.js';
 import { formatFromFilename, resolveFormat } from '../formats/index.js';
@@ -41,6 +42,11 @@ export interface ConvertOptions {
   output?: string;
   /** Conversion options (docs/conversions.md), validated against the planned steps. */
   options?: Record<string, unknown>;
+  /**
+   * A PNG, JPEG or SVG picture stamped on every page of a PDF (a path, or its bytes): the option
+   * `stamp_image`, placed by `stamp_image_position`, `stamp_image_width`, `stamp_image_opacity`.
+   */
+  stampImage?: FileInput;
   signal?: AbortSignal;
   onProgress?: (progress: Progress) => void;
   onEvent?: (event: RunEvent) => void;
@@ -57,6 +63,10 @@ export async function convert(
   options: ConvertOptions,
 ): Promise<ConvertResult> {
   const to = knownFormat(options.to);
+  if (options.stampImage !== undefined) {
+    const { stampImage, ...rest } = options;
+    return convert(input, { ...rest, options: await withStampPicture(rest.options, stampImage) });
+  }
   if (isList(input)) return mergeList(input, to, options);
   const from = options.from === undefined ? undefined : knownFormat(options.from);
   if (typeof input !== 'string' && options.output === undefined) {

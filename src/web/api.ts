@@ -177,7 +177,10 @@ function quoteFilename(name: string): string {
  * The files themselves are passed through as Blobs, never read into memory; several `file` parts
  * (a merge) go in the order given.
  */
-function multipart(parts: { meta?: ConvertMeta; files?: readonly File[] }): { body: Blob; type: string } {
+function multipart(parts: { meta?: ConvertMeta; files?: readonly File[]; stamp?: File }): {
+  body: Blob;
+  type: string;
+} {
   const boundary = `----fileconv${crypto.getRandomValues(new Uint32Array(4)).join('')}`;
   const chunks: BlobPart[] = [];
   if (parts.meta) {
@@ -187,9 +190,10 @@ function multipart(parts: { meta?: ConvertMeta; files?: readonly File[] }): { bo
       '\r\n',
     );
   }
-  for (const file of parts.files ?? []) {
+  const named = (parts.files ?? []).map((file) => ['file', file] as const);
+  for (const [name, file] of parts.stamp ? [...named, ['stamp', parts.stamp] as const] : named) {
     chunks.push(
-      `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${quoteFilename(file.name)}"\r\n` +
+      `--${boundary}\r\nContent-Disposition: form-data; name="${name}"; filename="${quoteFilename(file.name)}"\r\n` +
         `Content-Type: ${file.type || 'application/octet-stream'}\r\n\r\n`,
       file,
       '\r\n',
@@ -219,9 +223,16 @@ export const api = {
     });
   },
 
-  /** One conversion: no file (a source URL), one file, or several taken in order (a merge). */
-  convert(meta: ConvertMeta, files: readonly File[] = []): Promise<{ request_id: string; status: string }> {
-    const { body, type } = multipart({ meta, files });
+  /**
+   * One conversion: no file (a source URL), one file, or several taken in order (a merge); a
+   * picture to stamp on the pages goes as the part "stamp".
+   */
+  convert(
+    meta: ConvertMeta,
+    files: readonly File[] = [],
+    stamp?: File,
+  ): Promise<{ request_id: string; status: string }> {
+    const { body, type } = multipart({ meta, files, stamp });
     return call('/api/public/convert', {
       method: 'POST',
       body,

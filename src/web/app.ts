@@ -21,6 +21,8 @@ interface PageState {
 interface SubmitExtras {
   /** Compare the result's size with the input's (compression). */
   compareSize?: boolean;
+  /** A picture to stamp on the pages (the part "stamp"). */
+  stamp?: File;
 }
 
 const state: PageState = { catalog: Catalog.empty(), file: null, source: null, last: null };
@@ -33,8 +35,11 @@ const pdfTools = new PdfToolsView(byId('pdf-tools'), {
     if (!state.file) return;
     const file = state.file;
     showCurl(file.name, 'pdf-pdf');
-    void submit({ conversion: 'pdf-pdf', options }, file, `${file.name}: ${tool.title.toLowerCase()}`, {
+    // A picture chosen for a stamp goes as the part "stamp", not inside the meta part.
+    const { stamp_image: stamp, ...rest } = options;
+    void submit({ conversion: 'pdf-pdf', options: rest }, file, `${file.name}: ${tool.title.toLowerCase()}`, {
       compareSize: tool.compareSize,
+      stamp: stamp instanceof File ? stamp : undefined,
     });
   },
 });
@@ -144,7 +149,7 @@ async function submit(
   resultView.showBusy(file ? `Uploading ${file.name}…` : 'Fetching the file from its address…');
   targetView.setBusy(true);
   try {
-    const accepted = await api.convert(meta, file ? [file] : []);
+    const accepted = await api.convert(meta, file ? [file] : [], extras.stamp);
     void resultView.track(accepted.request_id, label, extras.compareSize ? file?.size : undefined);
   } catch (error) {
     resultView.showError(toApiError(error));

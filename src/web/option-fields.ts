@@ -24,6 +24,15 @@ export function isSecretOption(name: string): boolean {
   return /password/.test(name);
 }
 
+/** The picture files a picture option (the stamp's, `stamp_image`) takes. */
+const PICTURE_TYPES = '.png,.jpg,.jpeg,.svg,image/png,image/jpeg,image/svg+xml';
+
+/** An option whose value is a picture as a data: URL: the page offers a file field for it. */
+export function isPictureOption(schema: OptionSchema): boolean {
+  const example = schema.examples?.[0];
+  return typeof example === 'string' && example.startsWith('data:image/');
+}
+
 /** The values an enumerated option takes: `enum`, or `anyOf` of one-value enums or consts. */
 function choices(schema: OptionSchema): Array<string | number> | null {
   if (schema.enum) return schema.enum;
@@ -75,6 +84,11 @@ function control(name: string, id: string, schema: OptionSchema, initial: unknow
     const node = h('input', { attrs });
     node.value = given;
     return [node, () => (node.value.trim() === '' ? undefined : Number(node.value))];
+  }
+  if (isPictureOption(schema)) {
+    // Sent as its own multipart part (the meta part holds 64 KiB), so the file itself is read.
+    const node = h('input', { attrs: { id, type: 'file', accept: PICTURE_TYPES } });
+    return [node, () => node.files?.[0]];
   }
   const secret = isSecretOption(name);
   const attrs: Record<string, string> = {

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
-import { textPdf } from '../converters/_image-samples.js';
+import { gradientPng, textPdf } from '../converters/_image-samples.js';
 import { tempDir } from '../helpers/step.js';
 
 const BIN = fileURLToPath(new URL('../../bin/fileconv', import.meta.url));
@@ -69,6 +69,33 @@ describe('fileconv convert', () => {
     );
     expect(lines.find((l) => l.input === 'missing.csv')!.error).toMatchObject({ code: 'FILE_NOT_FOUND' });
     expect(readdirSync(join(dir, 'out')).sort()).toEqual(['a.yaml', 'b.yaml']);
+  });
+
+  it('stamps a picture with --stamp-image; a picture that is not one exits 2', {
+    timeout: 60_000,
+  }, async () => {
+    const dir = tempDir();
+    await textPdf(dir, ['One', 'Two'], 'report.pdf');
+    await gradientPng(join(dir, 'logo.png'), 40, 20, true);
+    const r = await fileconv(
+      ['convert', 'report.pdf', '--to', 'pdf', '--stamp-image', 'logo.png', '-o', 'stamped.pdf', '--json'],
+      dir,
+    );
+    expect(r.exitCode, r.stdout + r.stderr).toBe(0);
+    const rows = execFileSync('pdfimages', ['-list', join(dir, 'stamped.pdf')], { encoding: 'utf8' })
+      .split('\n')
+      .slice(2)
+      .map((l) => l.trim().split(/\s+/))
+      .filter((c) => c[2] === 'image');
+    expect(rows.map((c) => c[0])).toEqual(['1', '2']);
+
+    writeFileSync(join(dir, 'fake.png'), 'just text');
+    const bad = await fileconv(
+      ['convert', 'report.pdf', '--to', 'pdf', '--stamp-image', 'fake.png', '--json'],
+      dir,
+    );
+    expect(bad.exitCode).toBe(2);
+    expect(jsonLines(bad.stdout)[0]).toMatchObject({ ok: false, error: { code: 'INVALID_REQUEST' } });
   });
 
   it('exits 2 on usage errors and bad options, 3 on an unsupported pair', async () => {

@@ -3,10 +3,12 @@ import { randomUUID } from 'node:crypto';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import officeCrypto from 'officecrypto-tool';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/server/observability/logging.js';
 import { encryptedPdf, textPdf } from '../converters/_image-samples.js';
+import { fixture } from '../detect/helpers.js';
 import { LOCKED_TEXT, makeLockedOffice, unoPython } from '../helpers/locked-office.js';
 import {
   filePart,
@@ -29,10 +31,13 @@ let dir: string;
 /** The marker of the Office files' test, and those files, saved before the server starts. */
 const officeMarker = `marker-${randomUUID()}`;
 let locked: ReturnType<typeof makeLockedOffice>;
+/** A DOCX with Office's own (Agile) encryption under the marker, also made before the server starts. */
+let agileDocx: Buffer;
 beforeAll(async () => {
   dir = tempDir();
   // Saving them blocks this thread for seconds, long enough for kept-alive connections to drop.
   if (unoPython) locked = makeLockedOffice(dir, officeMarker);
+  agileDocx = officeCrypto.encrypt(readFileSync(fixture('document.docx')), { password: officeMarker });
   server = await startTestServer(
     {},
     { logger: createLogger({ format: 'json', level: 'info', destination: jsonLineSink(lines) }) },
@@ -154,6 +159,19 @@ describe('PDF operations through the API', () => {
       const pdf = await download(opened.request_id, 'pdf');
       expect(spawnSync('pdftotext', [pdf, '-'], { encoding: 'utf8' }).stdout).toContain(LOCKED_TEXT.writer);
 
+      // Office's own (Agile) encryption, to PDF/A with a title: the export's settings beside the password.
+      const archived = await convert(
+        { conversion: 'docx-pdf', options: { password: marker, pdfa: '2b', title: 'Archived report' } },
+        'agile.docx',
+        agileDocx,
+      );
+      answers.push(archived);
+      expect(archived.status).toBe('succeeded');
+      const archive = await download(archived.request_id, 'pdf');
+      const xmp = spawnSync('pdfinfo', ['-meta', archive], { encoding: 'utf8' }).stdout;
+      expect(xmp).toMatch(/<pdfaid:part>2</);
+      expect(xmp).toContain('Archived report');
+
       // The data engine reads workbooks: LibreOffice opens the protected one first.
       const table = await convert(
         { conversion: 'xls-csv', options: { password: marker } },
@@ -194,7 +212,7 @@ describe('PDF operations through the API', () => {
       );
       answers.push(cli.stdout, cli.stderr);
 
-      for (const r of [opened, table, wrong, missing]) {
+      for (const r of [opened, archived, table, wrong, missing]) {
         answers.push((await get(`${server.url}/api/public/requests/${r.request_id}/timeline`)).json);
         answers.push((await get(`${server.url}/api/public/requests/${r.request_id}`)).json);
       }

@@ -232,6 +232,56 @@ export async function webToolsSuite(setupName: SetupName): Promise<void> {
         await harness.finish(page);
       });
 
+      it('stamps a chosen picture on every page with the stamp tool, sent as its own part', async () => {
+        const page = await harness.open();
+        await choosePdf(page, threePages);
+        const logo = await sharp({
+          create: { width: 120, height: 60, channels: 4, background: { r: 200, g: 30, b: 30, alpha: 0.6 } },
+        })
+          .png()
+          .toBuffer();
+        await runTool(page, 'stamp-picture', async (p) => {
+          await p.setInputFiles('#tool-stamp-picture-stamp_image', {
+            name: 'logo.png',
+            mimeType: 'image/png',
+            buffer: logo,
+          });
+          await p.selectOption('#tool-stamp-picture-stamp_image_position', 'top-left');
+        });
+        const out = await fetchLink(page, '[data-artifact="pdf"] a', 'stamped.pdf');
+        expect(qpdfCheck(out)).toBe(0);
+        const rows = spawnSync('pdfimages', ['-list', out], { encoding: 'utf8' })
+          .stdout.split('\n')
+          .slice(2)
+          .map((l) => l.trim().split(/\s+/))
+          .filter((c) => c[2] === 'image');
+        expect(rows.map((c) => c[0])).toEqual(['1', '2', '3']);
+        expect(pdfText(out)).toContain('Charlie page three');
+        await harness.finish(page);
+      });
+
+      it('numbers the pages, then makes a PDF/A with a title, with their tools', async () => {
+        const page = await harness.open();
+        await choosePdf(page, threePages);
+        await runTool(page, 'page-numbers', async (p) => {
+          await p.fill('#tool-page-numbers-page_numbers_format', 'Page {n} of {total}');
+        });
+        const numbered = await fetchLink(page, '[data-artifact="pdf"] a', 'numbered.pdf');
+        expect(qpdfCheck(numbered)).toBe(0);
+        expect(pdfText(numbered)).toMatch(/Page 3 of 3/);
+
+        await runTool(page, 'pdfa', async (p) => {
+          await p.fill('#tool-pdfa-title', 'Quarterly archive');
+        });
+        const archive = await fetchLink(page, '[data-artifact="pdf"] a', 'archive.pdf');
+        const xmp = spawnSync('pdfinfo', ['-meta', archive], { encoding: 'utf8' }).stdout;
+        expect(xmp).toMatch(/pdfaid:part=['"]2['"]|<pdfaid:part>2</);
+        expect(spawnSync('pdfinfo', [archive], { encoding: 'utf8' }).stdout).toMatch(
+          /^Title:\s+Quarterly archive$/m,
+        );
+        await harness.finish(page);
+      });
+
       it('splits a three-page PDF into one file per page, then compresses it showing the sizes', async () => {
         const page = await harness.open();
         await choosePdf(page, threePages);

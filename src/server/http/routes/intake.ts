@@ -1,5 +1,6 @@
 import type { Context, Hono, MiddlewareHandler } from 'hono';
 import { detectFile } from '../../../core/detect-file.js';
+import { stampPictureUrl } from '../../../core/stamp-picture.js';
 import { type SubmitMetering, submitConversion } from '../../../core/submit-conversion.js';
 import { submitMerge } from '../../../core/submit-merge.js';
 import { FileconvError } from '../../../errors/index.js';
@@ -183,7 +184,7 @@ export function registerIntakeRoutes(app: Hono<AppEnv>, ctx: ServerContext): voi
       if (extra.length > 0)
         throw new FileconvError(
           'INVALID_REQUEST',
-          `Unknown part "${extra[0]!.slice(0, 40)}"; convert takes "meta" and "file".`,
+          `Unknown part "${extra[0]!.slice(0, 40)}"; convert takes "meta", "file" and "stamp".`,
         );
       const webhook = meta.webhook;
       // What every submission carries besides its inputs.
@@ -192,7 +193,13 @@ export function registerIntakeRoutes(app: Hono<AppEnv>, ctx: ServerContext): voi
         receivedAt: received,
         conversion: meta.conversion,
         to: meta.to,
-        options: meta.options,
+        // A `stamp` part is the picture of the option stamp_image (docs/operations.md).
+        options: upload.stamp
+          ? {
+              ...(meta.options as object | undefined),
+              stamp_image: stampPictureUrl(upload.stamp.bytes, upload.stamp.filename),
+            }
+          : meta.options,
         ownerHash: c.get('ownerHash'),
         metering: meteringOf(c, ctx),
         webhook: webhook && {

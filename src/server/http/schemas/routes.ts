@@ -122,6 +122,10 @@ export const apiRoutes = (options: z.ZodType) => [
                 .meta({
                   description: `The file; or several "file" parts, in order, merged into one PDF (at most ${MAX_MERGE_INPUTS}, together within the upload limit).`,
                 }),
+              stamp: binary().optional().meta({
+                description:
+                  'A PNG, JPEG or SVG picture (at most 1 MiB, typed by its file name) laid on every page of the PDF: the option stamp_image.',
+              }),
             }),
             encoding: { meta: { contentType: 'application/json' } },
           },
