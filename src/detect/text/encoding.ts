@@ -146,8 +146,24 @@ export function decodeSource(
     const body = utf32Bom(bytes) ? bytes.subarray(4) : bytes;
     return { text: decodeUtf32(body, encoding === 'UTF-32LE'), encoding, confident };
   }
-  // TextDecoder drops a BOM of its own encoding.
-  return { text: new TextDecoder(encoding).decode(bytes), encoding, confident };
+  return { text: decodeAs(bytes, encoding), encoding, confident };
+}
+
+/**
+ * windows-1252's characters at 0x80 to 0x9F (curly quotes, dashes, the euro sign...), which
+ * Node 20's TextDecoder reads as ISO-8859-1's control characters under every label that names
+ * windows-1252 (the HTML standard's reading of "iso-8859-1", "latin1" and "windows-1252").
+ */
+const WINDOWS_1252_HIGH =
+  '\u20ac\u0081\u201a\u0192\u201e\u2026\u2020\u2021\u02c6\u2030\u0160\u2039\u0152\u008d\u017d\u008f' +
+  '\u0090\u2018\u2019\u201c\u201d\u2022\u2013\u2014\u02dc\u2122\u0161\u203a\u0153\u009d\u017e\u0178';
+
+/** Bytes decoded as `encoding` (a BOM of its own encoding dropped), windows-1252 read right. */
+export function decodeAs(bytes: Uint8Array, encoding: string): string {
+  const decoder = new TextDecoder(encoding);
+  const text = decoder.decode(bytes);
+  if (decoder.encoding !== 'windows-1252') return text;
+  return text.replace(/[\u0080-\u009f]/g, (c) => WINDOWS_1252_HIGH[c.charCodeAt(0) - 0x80]!);
 }
 
 /** The timeline's line for a source read in another encoding than UTF-8. */
