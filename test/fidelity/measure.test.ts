@@ -51,6 +51,19 @@ describe('words', () => {
     );
   });
 
+  it('reads RTF as a reader sees it: destinations, line breaks of the file and Unicode fallbacks are not text', () => {
+    const rtf = [
+      '{\\rtf1\\uc1{\\*\\generator Microsoft Word 11;}{\\*\\xmlnstbl {\\xmlns1 http://schemas.example/wordml}}',
+      "\\pard juxtacell\r\nular cells can\\rquote\r\nt \\u945\\'61 l\\u8217?utilisateur\\par}",
+    ].join('');
+    expect(rtfText(rtf).replace(/\s+/g, ' ').trim()).toBe('juxtacellular cells cant α l’utilisateur');
+  });
+
+  it('reads a Markdown front matter as pandoc shows it: its title block, not its other fields', () => {
+    const md = '---\ntitle: Good Plugins\nshort-description: API reference\n...\n\n# Heading\n';
+    expect(Object.fromEntries(wordCounts(markdownText(md)))).toEqual({ good: 1, plugins: 1, heading: 1 });
+  });
+
   it('reads what markup shows: no comments, named entities decoded, a bare < in Markdown is text', () => {
     expect(markupText('<p>Wait&hellip;<!-- the <div> is hidden --></p>').trim()).toBe('Wait…');
     const md = [
