@@ -1,3 +1,4 @@
+import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -18,6 +19,7 @@ async function detectBytes(bytes: Buffer): Promise<{ id: string; confidence: num
   return detectFile(file);
 }
 
+const hasFfmpeg = spawnSync('ffmpeg', ['-version']).status === 0;
 const real = (name: string) => readFileSync(fixture(name));
 const sniff = (text: string) => sniffText(Buffer.from(text, 'utf8'), true)?.id;
 
@@ -81,6 +83,59 @@ describe('binary classes', () => {
     for (const [i, c] of [...'plain words\n'].entries()) le.writeUInt32LE(c.codePointAt(0)!, 4 + i * 4);
     expect((await detectBytes(le)).id).toBe('txt');
   });
+});
+
+describe('UTF-32 and audio-only MP4 (classes of the upstream source)', () => {
+  it('UTF-32 text without a BOM is text, in either byte order', async () => {
+    const json = '{"key": "value", "list": [1, 2, 3]}\n';
+    const le = Buffer.alloc(json.length * 4);
+    const be = Buffer.alloc(json.length * 4);
+    for (const [i, c] of [...json].entries()) {
+      le.writeUInt32LE(c.codePointAt(0)!, i * 4);
+      be.writeUInt32BE(c.codePointAt(0)!, i * 4);
+    }
+    expect((await detectBytes(le)).id).toBe('json');
+    expect((await detectBytes(be)).id).toBe('json');
+  });
+
+  it.skipIf(!hasFfmpeg)(
+    'an MP4 whose tracks are all sound is m4a whatever its brand; one with a picture stays mp4 (skipped: no ffmpeg)',
+    async () => {
+      for (const brand of ['mp42', 'isom']) {
+        const out = join(dir, `sound-${brand}.mp4`);
+        execFileSync('ffmpeg', [
+          '-v',
+          'error',
+          '-y',
+          '-i',
+          fixture('audio.m4a'),
+          '-c',
+          'copy',
+          '-brand',
+          brand,
+          out,
+        ]);
+        expect(readFileSync(out).toString('latin1', 8, 12)).toBe(brand);
+        expect((await detectFile(out)).id).toBe('m4a');
+      }
+      // the moov after the media data (no faststart), with a video track
+      const video = join(dir, 'video-isom.mp4');
+      execFileSync('ffmpeg', [
+        '-v',
+        'error',
+        '-y',
+        '-i',
+        fixture('video.mp4'),
+        '-c',
+        'copy',
+        '-brand',
+        'isom',
+        video,
+      ]);
+      expect((await detectFile(video)).id).toBe('mp4');
+      expect((await detectFile(fixture('video.mp4'))).id).toBe('mp4');
+    },
+  );
 });
 
 describe('text classes', () => {

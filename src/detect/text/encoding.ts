@@ -2,7 +2,7 @@ import chardet from 'chardet';
 import htmlEncodingSniffer from 'html-encoding-sniffer';
 import type { FormatId } from '../../formats/index.js';
 import { guessUtf16 } from './decode.js';
-import { decodeUtf32 } from './utf32.js';
+import { decodeUtf32, guessUtf32 } from './utf32.js';
 
 /** Valid UTF-8; `cut` allows a character cut off at the end (a head read from a larger file). */
 function isUtf8(bytes: Uint8Array, cut = false): boolean {
@@ -23,20 +23,6 @@ function isUtf8(bytes: Uint8Array, cut = false): boolean {
 const MIN_CONFIDENCE = 25;
 /** The detector reads this much of a file: enough for a stable guess, bounded for large files. */
 const SAMPLE_BYTES = 256 * 1024;
-
-/** UTF-32 without a byte order mark: every code unit of BMP text has a zero high byte pair. */
-function guessUtf32(bytes: Uint8Array): 'UTF-32LE' | 'UTF-32BE' | undefined {
-  const n = Math.min(bytes.length, 1024) & ~3;
-  if (n < 8) return undefined;
-  let le = 0;
-  let be = 0;
-  for (let i = 0; i < n; i += 4) {
-    if (bytes[i + 2] === 0 && bytes[i + 3] === 0 && bytes[i] !== 0) le++;
-    if (bytes[i] === 0 && bytes[i + 1] === 0 && bytes[i + 3] !== 0) be++;
-  }
-  const units = n / 4;
-  return le > units * 0.9 ? 'UTF-32LE' : be > units * 0.9 ? 'UTF-32BE' : undefined;
-}
 
 /** Code points of everyday text: ASCII, Latin to Cyrillic, CJK punctuation, kana, ideographs, Hangul, full-width forms. */
 const EVERYDAY =
