@@ -141,6 +141,21 @@ describe('UTF-32 and audio-only MP4 (classes of the upstream source)', () => {
 describe('text classes', () => {
   it.each([
     [
+      '% Copyright (C) 2001 Example, Inc.  All rights reserved.\n%\n% Procedures for image operators.\n\n/.imagefix {\n  currentdict /Decode known { pop } if\n  1 index exch\n} bind def\n/.setcs { systemdict /setcolorspace get exec } bind odef\n',
+      'ps',
+      "a PostScript procedure file without a %! header (an interpreter's initialisation file)",
+    ],
+    [
+      'cmake_minimum_required(VERSION 3.12)\nproject(demo VERSION 1.2 LANGUAGES C)\n\noption(BUILD_TESTING "Build the tests" ON)\nset(CMAKE_C_STANDARD 99)\n\ninclude(CheckIncludeFile)\ncheck_include_file("stdint.h" HAVE_STDINT_H)\n\nif(CMAKE_C_COMPILER_ID MATCHES "GNU|Clang")\n    add_compile_options(-Wall -Wextra)\nendif()\n\nadd_library(demo src/demo.c src/util.c)\ntarget_include_directories(demo PUBLIC\n    $<BUILD_INTERFACE:${CMAKE_CURRENT_SOURCE_DIR}/include>\n    $<INSTALL_INTERFACE:include>)\n',
+      'txt',
+      'a CMake list with generator expressions is plain text, not a Makefile (no CMake format)',
+    ],
+    [
+      '## Build\n\n* `make` builds it\n\n```cmake\nadd_library(x x.c)\n```\n\nSee [the guide](guide.md) and **notes**.\n',
+      'md',
+      'Markdown quoting a CMake line stays Markdown',
+    ],
+    [
       '/* tcl.h */\n#ifndef _TCL\n#define _TCL\n#include <stdio.h>\ntypedef struct Tcl_Obj {\n  int refCount;\n  char *bytes;\n} Tcl_Obj;\nextern int Tcl_Init(Tcl_Interp *interp);\n#endif\n',
       'c',
       'a C header is C, not CSS',
