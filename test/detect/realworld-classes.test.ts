@@ -146,7 +146,7 @@ describe('text classes', () => {
       "a PostScript procedure file without a %! header (an interpreter's initialisation file)",
     ],
     [
-      'cmake_minimum_required(VERSION 3.12)\nproject(demo VERSION 1.2 LANGUAGES C)\n\noption(BUILD_TESTING "Build the tests" ON)\nset(CMAKE_C_STANDARD 99)\n\ninclude(CheckIncludeFile)\ncheck_include_file("stdint.h" HAVE_STDINT_H)\n\nif(CMAKE_C_COMPILER_ID MATCHES "GNU|Clang")\n    add_compile_options(-Wall -Wextra)\nendif()\n\nadd_library(demo src/demo.c src/util.c)\ntarget_include_directories(demo PUBLIC\n    $<BUILD_INTERFACE:${CMAKE_CURRENT_SOURCE_DIR}/include>\n    $<INSTALL_INTERFACE:include>)\n',
+      'cmake_minimum_required(VERSION 3.12)\nproject(demo VERSION 1.2 LANGUAGES C)\n\noption(BUILD_TESTING "Build the tests" ON)\nset(CMAKE_C_STANDARD 99)\n\ninclude(CheckIncludeFile)\ncheck_include_file("stdint.h" HAVE_STDINT_H)\n\nif(CMAKE_C_COMPILER_ID MATCHES "GNU|Clang")\n    add_compile_options(-Wall -Wextra)\nendif()\n\nadd_library(demo src/demo.c src/util.c)\ntarget_include_directories(demo PUBLIC\n    $<BUILD_INTERFACE:src/include>\n    $<INSTALL_INTERFACE:include>)\n',
       'txt',
       'a CMake list with generator expressions is plain text, not a Makefile (no CMake format)',
     ],
