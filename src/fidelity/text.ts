@@ -91,6 +91,17 @@ function dropNonTextGroups(rtf: string): string {
   return out;
 }
 
+/** RTF's control words for punctuation (a writer's typographic quotes and dashes). */
+const RTF_SYMBOLS: Record<string, string> = {
+  lquote: '\u2018',
+  rquote: '\u2019',
+  ldblquote: '\u201c',
+  rdblquote: '\u201d',
+  endash: '\u2013',
+  emdash: '\u2014',
+  bullet: '\u2022',
+};
+
 /** RTF to its text: header tables and destinations dropped, escapes decoded, control words removed. */
 export function rtfText(rtf: string): string {
   return (
@@ -105,6 +116,10 @@ export function rtfText(rtf: string): string {
         String.fromCharCode((Number(n) + 65536) % 65536),
       )
       .replace(/\\'([0-9a-f]{2})/gi, (_, h: string) => String.fromCharCode(Number.parseInt(h, 16)))
+      .replace(
+        /\\(lquote|rquote|ldblquote|rdblquote|endash|emdash|bullet)\b ?/g,
+        (_, w: string) => RTF_SYMBOLS[w]!,
+      )
       .replace(/\\(par|line|tab|cell|row|page|sect)\b ?/g, ' ')
       .replace(/\\[a-z]+-?\d* ?/gi, '')
       .replace(/\\([{}\\])/g, '$1')

@@ -56,7 +56,7 @@ describe('words', () => {
       '{\\rtf1\\uc1{\\*\\generator Microsoft Word 11;}{\\*\\xmlnstbl {\\xmlns1 http://schemas.example/wordml}}',
       "\\pard juxtacell\r\nular cells can\\rquote\r\nt \\u945\\'61 l\\u8217?utilisateur\\par}",
     ].join('');
-    expect(rtfText(rtf).replace(/\s+/g, ' ').trim()).toBe('juxtacellular cells cant α l’utilisateur');
+    expect(rtfText(rtf).replace(/\s+/g, ' ').trim()).toBe('juxtacellular cells can’t α l’utilisateur');
   });
 
   it('reads a Markdown front matter as pandoc shows it: its title block, not its other fields', () => {
