@@ -6,6 +6,7 @@ import { FileconvError } from '../src/errors/index.js';
 import { extensionOf, type FormatId } from '../src/formats/index.js';
 import { EngineProcessError, findBinary, probeBinary, runProcess } from '../src/run/process.js';
 import { isPasswordProtected } from './office/encryption.js';
+import { odtWithoutSections } from './office/odt-sections.js';
 
 const READERS: Partial<Record<FormatId, string>> = {
   md: 'markdown',
@@ -115,9 +116,12 @@ export default defineConverter({
       await runProcess(pandoc, ['-o', reference, '--print-default-data-file', 'reference.odt'], ctx);
       args.push('--reference-doc', reference);
     }
-    const source = CONTAINERS.has(edge.from)
-      ? input
-      : await utf8Source(input, edge.from, ctx.workDir, ctx.log);
+    const source =
+      edge.from === 'odt'
+        ? ((await odtWithoutSections(input, ctx.workDir)) ?? input)
+        : CONTAINERS.has(edge.from)
+          ? input
+          : await utf8Source(input, edge.from, ctx.workDir, ctx.log);
     args.push('--', source);
     ctx.progress(0.1);
     try {

@@ -3,6 +3,7 @@ import { extname, join, resolve, sep } from 'node:path';
 import htmlEncodingSniffer from 'html-encoding-sniffer';
 import type { BrowserContext, BrowserContextOptions, Page, Route } from 'playwright-core';
 import sharp from 'sharp';
+import { decodeSource } from '../../src/detect/text/encoding.js';
 import type { StepContext } from '../../src/engine/contract.js';
 import { type ConversionOptions, optionsFor } from '../../src/engine/options.js';
 import { FileconvError } from '../../src/errors/index.js';
@@ -70,8 +71,13 @@ async function answer(route: Route, site: Site): Promise<boolean> {
     await route.fulfill({ status: 404, body: '' });
     return false;
   }
-  const contentType = CONTENT_TYPES[extname(file).toLowerCase()] ?? 'application/octet-stream';
-  await route.fulfill({ status: 200, body, contentType });
+  const ext = extname(file).toLowerCase();
+  const contentType = CONTENT_TYPES[ext] ?? 'application/octet-stream';
+  // Pages are served as UTF-8, and a header's charset overrules the page's own declaration: a
+  // page in another encoding (a windows-1252 page saying so in its meta) is decoded first, by the
+  // same rule as every text input.
+  const page = ext === '.html' || ext === '.htm' ? Buffer.from(decodeSource(body, 'html').text) : body;
+  await route.fulfill({ status: 200, body: page, contentType });
   return false;
 }
 

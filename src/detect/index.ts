@@ -7,6 +7,7 @@ import {
   getFormat,
   resolveFormat,
 } from '../formats/index.js';
+import { isAudioOnlyMp4 } from './isobmff.js';
 import { detectMagic } from './magic.js';
 import { inspectOle, isOleSignature } from './ole.js';
 import { flacAfterId3, matchSignature, pdfBehindJunk, startsAsText } from './signatures.js';
@@ -135,6 +136,7 @@ async function detectSource(src: ByteSource): Promise<Finding> {
     if (pdf) return pdf;
   }
   const magic = await detectMagic(src, (id) => getFormat(id) !== undefined);
+  if (magic?.id === 'mp4' && (await isAudioOnlyMp4(src))) return { ...magic, id: 'm4a' };
   if (magic && magic.id !== 'bin') return magic;
   const padded = await sniffPastNulPadding(src);
   if (padded) return padded;

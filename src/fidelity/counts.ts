@@ -167,6 +167,30 @@ async function mediaCounts(
   return counts;
 }
 
+/**
+ * An audio file's length as decoding it gives: a header may claim hours for a file of a few
+ * frames (a stale Xing or TOC frame count, a FLAC STREAMINFO total), and a LAME tag's gapless
+ * trim applies only when decoding. Costs a decode, so it is asked for only when lengths disagree.
+ */
+export async function decodedSeconds(path: string, run: RunTool): Promise<number | undefined> {
+  const out = await run('ffmpeg', [
+    '-nostdin',
+    '-v',
+    'error',
+    '-nostats',
+    '-i',
+    path,
+    '-vn',
+    '-progress',
+    'pipe:1',
+    '-f',
+    'null',
+    '-',
+  ]);
+  const us = out && [...out.matchAll(/^out_time_us=(\d+)$/gm)].at(-1)?.[1];
+  return us ? seconds(Number(us) / 1e6) : undefined;
+}
+
 async function pixelCounts(path: string): Promise<FileCounts> {
   const meta = await sharp(path, { pages: 1, limitInputPixels: false }).metadata();
   // The size a viewer shows: EXIF orientations 5 to 8 turn a photo a quarter, so its stored

@@ -1,7 +1,7 @@
 import type { FileCounts } from '../engine/checks.js';
 import type { ConversionOptions } from '../engine/options.js';
 import { type FormatId, getFormat } from '../formats/index.js';
-import { countFile } from './counts.js';
+import { countFile, decodedSeconds } from './counts.js';
 import { carriesWords, textOf, totalWords, wordCounts, wordsKept } from './text.js';
 import type { RunTool } from './tools.js';
 
@@ -86,6 +86,9 @@ const MULTI_SHEET: ReadonlySet<FormatId> = new Set(['xlsx', 'ods', 'xls']);
 
 const familyOf = (f: FormatId) => getFormat(f)?.family;
 const round2 = (n: number) => Math.round(n * 100) / 100;
+/** How far an output's length may be from its source's (an MP3 adds padding frames). */
+const durationSlack = (to: FormatId) =>
+  round2(FLOORS.duration_slack_s + (to === 'mp3' ? FLOORS.mp3_padding_s : 0));
 
 /** The words of a file, when its format's text is readable and its family carries text. */
 export async function wordsOf(path: string, format: FormatId, run: RunTool) {
@@ -110,6 +113,16 @@ export async function observe(input: FidelityInput, run: RunTool, withSource = t
     wordsOf(first, input.to, run),
   ]);
   if (input.sourcePages !== undefined) source.pages = input.sourcePages;
+  // An audio header's length may be wrong (a test file claiming hours): a length that disagrees
+  // with the output's is measured again by decoding the source.
+  if (
+    withSource &&
+    familyOf(input.from) === 'audio' &&
+    source.duration_s !== undefined &&
+    output.duration_s !== undefined &&
+    Math.abs(source.duration_s - output.duration_s) > durationSlack(input.to)
+  )
+    source.duration_s = (await decodedSeconds(input.source, run)) ?? source.duration_s;
   return { source, output, outputs: input.outputs.length, sourceWords, outputWords };
 }
 
@@ -193,7 +206,7 @@ export function judge(input: FidelityInput, seen: Observed): FidelityMeasure[] {
 
   const trimmed = o.start !== undefined || o.duration !== undefined || o.speed !== undefined;
   if (!trimmed && src.duration_s !== undefined && dst.duration_s !== undefined) {
-    const slack = round2(FLOORS.duration_slack_s + (to === 'mp3' ? FLOORS.mp3_padding_s : 0));
+    const slack = durationSlack(to);
     const ok = Math.abs(src.duration_s - dst.duration_s) <= slack + 1e-9;
     out.push(measure('duration_s', src.duration_s, dst.duration_s, `source ± ${slack} s`, ok));
   }

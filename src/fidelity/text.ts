@@ -63,7 +63,7 @@ function withoutHiddenElements(html: string): string {
 
 /** Groups of an RTF header or destinations that hold no document text (shapes hold text frames). */
 const NON_TEXT_GROUP =
-  /^\{\\(\*(?!\\shpinst)|fonttbl|colortbl|stylesheet|info|listtable|listoverridetable|rsidtbl|generator|pict)\b/;
+  /^\{\\(?:\*(?!\\shpinst)|(?:fonttbl|colortbl|stylesheet|info|listtable|listoverridetable|rsidtbl|generator|pict)\b)/;
 
 /** The RTF without the groups NON_TEXT_GROUP names (braces matched, escaped braces skipped). */
 function dropNonTextGroups(rtf: string): string {
@@ -91,22 +91,59 @@ function dropNonTextGroups(rtf: string): string {
   return out;
 }
 
+/** RTF's control words for punctuation (a writer's typographic quotes and dashes). */
+const RTF_SYMBOLS: Record<string, string> = {
+  lquote: '\u2018',
+  rquote: '\u2019',
+  ldblquote: '\u201c',
+  rdblquote: '\u201d',
+  endash: '\u2013',
+  emdash: '\u2014',
+  bullet: '\u2022',
+};
+
 /** RTF to its text: header tables and destinations dropped, escapes decoded, control words removed. */
 export function rtfText(rtf: string): string {
-  return dropNonTextGroups(rtf)
-    .replace(/\\'([0-9a-f]{2})/gi, (_, h: string) => String.fromCharCode(Number.parseInt(h, 16)))
-    .replace(/\\u(-?\d+) ?\??/g, (_, n: string) => String.fromCharCode((Number(n) + 65536) % 65536))
-    .replace(/\\(par|line|tab|cell|row|page|sect)\b ?/g, ' ')
-    .replace(/\\[a-z]+-?\d* ?/gi, '')
-    .replace(/\\([{}\\])/g, '$1')
-    .replace(/[{}]/g, '');
+  return (
+    dropNonTextGroups(rtf)
+      // Line breaks in the file are not text (a writer wraps its lines inside words); one that
+      // ends a control word is its delimiter.
+      .replace(/(\\[a-z]+-?\d*)\r?\n/gi, '$1 ')
+      .replace(/\r?\n/g, '')
+      // A Unicode character is followed by its fallback for older readers (one character, as
+      // \uc1 says), which is not text of its own.
+      .replace(/\\u(-?\d+) ?(?:\\'[0-9a-f]{2}|\?)?/gi, (_, n: string) =>
+        String.fromCharCode((Number(n) + 65536) % 65536),
+      )
+      .replace(/\\'([0-9a-f]{2})/gi, (_, h: string) => String.fromCharCode(Number.parseInt(h, 16)))
+      .replace(
+        /\\(lquote|rquote|ldblquote|rdblquote|endash|emdash|bullet)\b ?/g,
+        (_, w: string) => RTF_SYMBOLS[w]!,
+      )
+      .replace(/\\(par|line|tab|cell|row|page|sect)\b ?/g, ' ')
+      .replace(/\\[a-z]+-?\d* ?/gi, '')
+      .replace(/\\([{}\\])/g, '$1')
+      .replace(/[{}]/g, '')
+  );
 }
 
 /** Fenced code blocks and code spans: Markdown shows what they hold as it is, tags and all. */
 const MARKDOWN_CODE = /^(`{3,}|~{3,})[^\n]*\n[\s\S]*?^\1[`~]*[ \t]*$|`[^`\n]+`/gm;
 
-/** Markdown's text without what renders as no text: link and image targets, HTML tags and comments. */
-export function markdownText(md: string): string {
+/** A YAML metadata block opening a Markdown document (pandoc's, Jekyll's, hotdoc's front matter). */
+const FRONT_MATTER = /^---[ \t]*\r?\n([\s\S]*?)\r?\n(?:---|\.\.\.)[ \t]*(?:\r?\n|$)/;
+/** Metadata fields a rendered document shows (pandoc's title block); the others are not text. */
+const SHOWN_FIELD = /^(title|subtitle|author|date|abstract)\s*:(.*)$/gim;
+
+/**
+ * Markdown's text without what renders as no text: front matter fields other than the title
+ * block's, link and image targets, HTML tags and comments.
+ */
+export function markdownText(source: string): string {
+  const front = FRONT_MATTER.exec(source);
+  const md = front
+    ? `${[...front[1]!.matchAll(SHOWN_FIELD)].map((m) => m[2]).join('\n')}\n${source.slice(front[0].length)}`
+    : source;
   const prose = (part: string) =>
     markupText(part.replace(/\]\([^)]*\)/g, '] ').replace(/^\s*\[[^\]]+\]:\s*\S+.*$/gm, ' '), MARKDOWN_TAG);
   let text = '';

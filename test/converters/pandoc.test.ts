@@ -1,8 +1,10 @@
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, createWriteStream, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { pipeline } from 'node:stream/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import yazl from 'yazl';
 import pandoc from '../../converters/pandoc.js';
 import {
   convertWith,
@@ -104,6 +106,35 @@ describe('pandoc converter', () => {
       `\\documentclass{article}\\begin{document}\\input{${secret.replace(/\.tex$/, '')}}\\end{document}\n`,
     );
     expect(text(await step('tex', 'md', tex))).not.toContain('do-not-leak-this');
+  });
+
+  it('keeps the paragraphs an ODT holds in sections (pandoc reads them only once unwrapped)', async () => {
+    // An ODT written by pandoc (trusted input), its paragraphs then put in nested sections the
+    // way LibreOffice writes them.
+    const plain = join(dir, 'plain.odt');
+    const source = join(dir, 'plain.md');
+    writeFileSync(source, 'Preamble in a section\n\nNested licence words\n\nBody paragraph\n');
+    execFileSync('pandoc', [source, '-o', plain]);
+    const entries = await zipEntries(plain);
+    const content = entries
+      .get('content.xml')!
+      .toString('utf8')
+      .replace(/(<text:p[^>]*>Preamble)/, '<text:section text:name="preamble">$1')
+      .replace(/(<text:p[^>]*>Nested)/, '<text:section text:name="inner">$1')
+      .replace(/(licence words<\/text:p>)/, '$1</text:section></text:section>');
+    expect(content.match(/<text:section /g)).toHaveLength(2);
+    const odt = join(dir, 'sections.odt');
+    const zip = new yazl.ZipFile();
+    for (const [name, data] of entries)
+      if (!name.endsWith('/'))
+        zip.addBuffer(name === 'content.xml' ? Buffer.from(content) : data, name, {
+          compress: name !== 'mimetype',
+        });
+    zip.end();
+    await pipeline(zip.outputStream, createWriteStream(odt));
+    const out = text(await step('odt', 'md', odt));
+    for (const words of ['Preamble in a section', 'Nested licence words', 'Body paragraph'])
+      expect(out).toContain(words);
   });
 
   it('reports a password-protected odt as ENCRYPTED_DOCUMENT', async () => {

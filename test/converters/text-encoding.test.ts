@@ -45,6 +45,32 @@ describe('text in another encoding than UTF-8', () => {
     });
   });
 
+  it('reads windows-1252 punctuation (0x80 to 0x9F) as its letters, not as control characters', () => {
+    const bytes = Buffer.from([0x64, 0x6f, 0x6e, 0x92, 0x74, 0x20, 0x80, 0x96, 0xe9]);
+    expect(decodeSource(bytes, 'txt').text).toBe('don\u2019t \u20ac\u2013\u00e9');
+  });
+
+  it.skipIf(!chromiumInstalled)(
+    'draws an HTML page in the encoding its meta declares (skipped: Chromium is not installed)',
+    async () => {
+      const page = join(dir, 'legacy.html');
+      const head =
+        '<html><head><meta http-equiv="content-type" content="text/html; charset=windows-1252"></head>';
+      writeFileSync(
+        page,
+        Buffer.concat([
+          Buffer.from(`${head}<body><p>you don`),
+          Buffer.from([0x92]),
+          Buffer.from('t need it, caf\xe9</p></body></html>', 'latin1'),
+        ]),
+      );
+      const { files } = await convertWith(chromium, 'html', 'pdf', page);
+      const text = pdfText(files[0]!);
+      expect(text).toContain('don\u2019t need it, café');
+      expect(text).not.toContain('\ufffd');
+    },
+  );
+
   for (const [encoding, bom] of ENCODINGS) {
     it(`${encoding} text becomes HTML and DOCX with all of its words`, async () => {
       const source = encoded(`${encoding}.txt`, encoding, bom);

@@ -6,7 +6,7 @@ import { readFile } from 'node:fs/promises';
 import { execa } from 'execa';
 import Papa from 'papaparse';
 import { parse as parseYaml } from 'yaml';
-import { type CaseContext, type ContentVerdict, textChecks } from './content.js';
+import { type CaseContext, type ContentVerdict, identifiersCheck, textChecks } from './content.js';
 import { picturesCheck, structureCheck } from './content-counts.js';
 
 const DOCUMENT = ['pdf', 'txt', 'html'];
@@ -197,6 +197,7 @@ export const isTarget: OutputCheck = async (file, target) => {
  */
 export const CASE_CHECKS: Array<(c: CaseContext) => Promise<ContentVerdict[]>> = [
   textChecks,
+  identifiersCheck,
   picturesCheck,
   structureCheck,
 ];

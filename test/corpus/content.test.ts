@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { findBinary } from '../../src/run/binary.js';
 import { fileScopedDir } from '../helpers/office.js';
-import { decodeIndependently, mojibakeOf } from './content.js';
+import { decodeIndependently, identifiersCheck, mojibakeOf } from './content.js';
 
 const fixtures = fileScopedDir('fileconv-content-checks-');
 afterAll(() => fixtures.cleanup());
@@ -35,4 +35,26 @@ describe('the real-world run’s mojibake check', () => {
       expect(await decodeIndependently(file)).toBe(`${ZH}\n`);
     },
   );
+});
+
+describe('the real-world run’s identifiers check', () => {
+  const code = 'def parse_header(stream):\n    return stream.read_exactly(HEADER_SIZE)\n';
+  const check = async (shown: string) => {
+    const source = join(fixtures.dir, 'tool.py');
+    const out = join(fixtures.dir, 'tool.txt');
+    writeFileSync(source, code);
+    writeFileSync(out, shown);
+    return identifiersCheck({ source, from: 'py', to: 'txt', outputs: [out] });
+  };
+
+  it('passes printed code whose lines wrap inside a name', async () => {
+    const [v] = await check('def parse_he\nader(stream):\n  return stream.read_exactly(HEADER_SIZE)');
+    expect(v).toMatchObject({ check: 'identifiers', ok: true });
+  });
+
+  it('fails output that lost the names (boxes, an empty page)', async () => {
+    const [v] = await check('def □□□□□□□□(□□□□□□):');
+    expect(v).toMatchObject({ check: 'identifiers', ok: false });
+    expect(v!.why).toMatch(/missing: parse_header/);
+  });
 });

@@ -16,7 +16,7 @@ export interface CaseContext {
 }
 
 export interface ContentVerdict {
-  check: 'words' | 'mojibake' | 'pictures' | 'structure';
+  check: 'words' | 'mojibake' | 'pictures' | 'structure' | 'identifiers';
   ok: boolean;
   /** Why it failed, or what was compared. */
   why?: string;
@@ -210,4 +210,34 @@ export async function textChecks(c: CaseContext): Promise<ContentVerdict[]> {
   const ok = recall >= WORDS_RECALL;
   verdicts.push({ check: 'words', ok, why: `${(recall * 100).toFixed(1)}% of ${total} words kept` });
   return verdicts;
+}
+
+/** A name in source code: what a reader of printed code must find again (keywords count too). */
+const IDENTIFIER = /[A-Za-z_][A-Za-z0-9_]{2,}/g;
+/** Distinct identifiers looked for at most (a large file's first ones are a fair sample). */
+const MAX_IDENTIFIERS = 4000;
+
+/**
+ * Source code printed as HTML, PDF or text keeps its identifiers: each distinct name of the
+ * source (read independently) is looked for in the output's text with its white space removed,
+ * since a printed line may wrap inside a name.
+ */
+export async function identifiersCheck(c: CaseContext): Promise<ContentVerdict[]> {
+  if (family(c.from) !== 'code' || !['html', 'pdf', 'txt'].includes(c.to)) return [];
+  const [source, out] = await Promise.all([decodeIndependently(c.source), shownText(c.outputs[0]!, c.to)]);
+  if (source === undefined || out === undefined) return [];
+  const wanted = [...new Set(source.match(IDENTIFIER))].slice(0, MAX_IDENTIFIERS);
+  if (wanted.length === 0) return [];
+  const shown = out.normalize('NFKC').replace(/\s+/g, '');
+  const missing = wanted.filter((name) => !shown.includes(name));
+  const kept = 1 - missing.length / wanted.length;
+  return [
+    {
+      check: 'identifiers',
+      ok: kept >= WORDS_RECALL,
+      why:
+        `${(kept * 100).toFixed(1)}% of ${wanted.length} identifiers kept` +
+        (missing.length ? ` (missing: ${missing.slice(0, 5).join(', ')})` : ''),
+    },
+  ];
 }

@@ -32,11 +32,12 @@ export const GATES: Record<SourceName, Gate> = {
   debian: TARGETS,
   upstream: {
     ...TARGETS,
-    // Measured (docs/corpus.md): detection 98.2% with m4a, ps and txt under 90%, conversions
-    // 98.4% of the sample, fidelity 93.9%, content kept 94.7% (267 of 282). Each floor sits a few
-    // cases under its figure, so that a timeout on a loaded machine does not fail the run; raise
-    // them with each fixed class, never lower them.
-    floor: { detection: 0.98, conversions: 0.97, fidelity: 0.935, content: 0.93, weakFormats: 3 },
+    // Measured (docs/corpus.md): detection 99.5% with every format of five files or more at 90%
+    // or over, conversions 98.3% of the sample, fidelity 96.6% (254 of 263), content kept 99.5%
+    // (399 of 401). Detection, conversions and content now meet their targets; fidelity does
+    // not, so the floors stay. Each sits a few cases under its figure, so that a timeout on a
+    // loaded machine does not fail the run; raise them with each fixed class, never lower them.
+    floor: { detection: 0.99, conversions: 0.975, fidelity: 0.955, content: 0.985, weakFormats: 0 },
   },
 };
 

@@ -1,3 +1,4 @@
+import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -18,6 +19,7 @@ async function detectBytes(bytes: Buffer): Promise<{ id: string; confidence: num
   return detectFile(file);
 }
 
+const hasFfmpeg = spawnSync('ffmpeg', ['-version']).status === 0;
 const real = (name: string) => readFileSync(fixture(name));
 const sniff = (text: string) => sniffText(Buffer.from(text, 'utf8'), true)?.id;
 
@@ -83,8 +85,76 @@ describe('binary classes', () => {
   });
 });
 
+describe('UTF-32 and audio-only MP4 (classes of the upstream source)', () => {
+  it('UTF-32 text without a BOM is text, in either byte order', async () => {
+    const json = '{"key": "value", "list": [1, 2, 3]}\n';
+    const le = Buffer.alloc(json.length * 4);
+    const be = Buffer.alloc(json.length * 4);
+    for (const [i, c] of [...json].entries()) {
+      le.writeUInt32LE(c.codePointAt(0)!, i * 4);
+      be.writeUInt32BE(c.codePointAt(0)!, i * 4);
+    }
+    expect((await detectBytes(le)).id).toBe('json');
+    expect((await detectBytes(be)).id).toBe('json');
+  });
+
+  it.skipIf(!hasFfmpeg)(
+    'an MP4 whose tracks are all sound is m4a whatever its brand; one with a picture stays mp4 (skipped: no ffmpeg)',
+    async () => {
+      for (const brand of ['mp42', 'isom']) {
+        const out = join(dir, `sound-${brand}.mp4`);
+        execFileSync('ffmpeg', [
+          '-v',
+          'error',
+          '-y',
+          '-i',
+          fixture('audio.m4a'),
+          '-c',
+          'copy',
+          '-brand',
+          brand,
+          out,
+        ]);
+        expect(readFileSync(out).toString('latin1', 8, 12)).toBe(brand);
+        expect((await detectFile(out)).id).toBe('m4a');
+      }
+      // the moov after the media data (no faststart), with a video track
+      const video = join(dir, 'video-isom.mp4');
+      execFileSync('ffmpeg', [
+        '-v',
+        'error',
+        '-y',
+        '-i',
+        fixture('video.mp4'),
+        '-c',
+        'copy',
+        '-brand',
+        'isom',
+        video,
+      ]);
+      expect((await detectFile(video)).id).toBe('mp4');
+      expect((await detectFile(fixture('video.mp4'))).id).toBe('mp4');
+    },
+  );
+});
+
 describe('text classes', () => {
   it.each([
+    [
+      '% Copyright (C) 2001 Example, Inc.  All rights reserved.\n%\n% Procedures for image operators.\n\n/.imagefix {\n  currentdict /Decode known { pop } if\n  1 index exch\n} bind def\n/.setcs { systemdict /setcolorspace get exec } bind odef\n',
+      'ps',
+      "a PostScript procedure file without a %! header (an interpreter's initialisation file)",
+    ],
+    [
+      'cmake_minimum_required(VERSION 3.12)\nproject(demo VERSION 1.2 LANGUAGES C)\n\noption(BUILD_TESTING "Build the tests" ON)\nset(CMAKE_C_STANDARD 99)\n\ninclude(CheckIncludeFile)\ncheck_include_file("stdint.h" HAVE_STDINT_H)\n\nif(CMAKE_C_COMPILER_ID MATCHES "GNU|Clang")\n    add_compile_options(-Wall -Wextra)\nendif()\n\nadd_library(demo src/demo.c src/util.c)\ntarget_include_directories(demo PUBLIC\n    $<BUILD_INTERFACE:src/include>\n    $<INSTALL_INTERFACE:include>)\n',
+      'txt',
+      'a CMake list with generator expressions is plain text, not a Makefile (no CMake format)',
+    ],
+    [
+      '## Build\n\n* `make` builds it\n\n```cmake\nadd_library(x x.c)\n```\n\nSee [the guide](guide.md) and **notes**.\n',
+      'md',
+      'Markdown quoting a CMake line stays Markdown',
+    ],
     [
       '/* tcl.h */\n#ifndef _TCL\n#define _TCL\n#include <stdio.h>\ntypedef struct Tcl_Obj {\n  int refCount;\n  char *bytes;\n} Tcl_Obj;\nextern int Tcl_Init(Tcl_Interp *interp);\n#endif\n',
       'c',

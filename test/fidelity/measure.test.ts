@@ -52,6 +52,19 @@ describe('words', () => {
     );
   });
 
+  it('reads RTF as a reader sees it: destinations, line breaks of the file and Unicode fallbacks are not text', () => {
+    const rtf = [
+      '{\\rtf1\\uc1{\\*\\generator Microsoft Word 11;}{\\*\\xmlnstbl {\\xmlns1 http://schemas.example/wordml}}',
+      "\\pard juxtacell\r\nular cells can\\rquote\r\nt \\u945\\'61 l\\u8217?utilisateur\\par}",
+    ].join('');
+    expect(rtfText(rtf).replace(/\s+/g, ' ').trim()).toBe('juxtacellular cells can’t α l’utilisateur');
+  });
+
+  it('reads a Markdown front matter as pandoc shows it: its title block, not its other fields', () => {
+    const md = '---\ntitle: Good Plugins\nshort-description: API reference\n...\n\n# Heading\n';
+    expect(Object.fromEntries(wordCounts(markdownText(md)))).toEqual({ good: 1, plugins: 1, heading: 1 });
+  });
+
   it('reads what markup shows: no comments, named entities decoded, a bare < in Markdown is text', () => {
     expect(markupText('<p>Wait&hellip;<!-- the <div> is hidden --></p>').trim()).toBe('Wait…');
     const md = [
@@ -182,6 +195,28 @@ describe('measureFidelity on real conversions', () => {
     const padded = measureOf(await convertAndMeasure(tiny, 'wav', 'mp3'), 'duration_s');
     expect(padded).toMatchObject({ source: 0, floor: 'source ± 0.42 s', ok: true });
     expect(padded?.output).toBeGreaterThan(0.2);
+  }, 60_000);
+
+  it('an MP3 whose header claims far more than it holds is judged by its decoded length', async () => {
+    const mp3 = join(dir, 'short.mp3');
+    ffmpeg(['-f', 'lavfi', '-i', 'sine=frequency=440:duration=1', '-c:a', 'libmp3lame', '-b:a', '64k', mp3]);
+    // The Xing/Info frame's count of frames, raised as a stale tag leaves it: ffprobe then
+    // reports about half an hour.
+    const bytes = readFileSync(mp3);
+    const tag = Math.max(bytes.indexOf('Xing'), bytes.indexOf('Info'));
+    expect(tag).toBeGreaterThan(0);
+    expect(bytes.readUInt32BE(tag + 4) & 1).toBe(1);
+    bytes.writeUInt32BE(70_000, tag + 8);
+    writeFileSync(mp3, bytes);
+    const claimed = Number(
+      execFileSync('ffprobe', ['-v', 'error', '-show_entries', 'format=duration', '-of', 'csv=p=0', mp3], {
+        encoding: 'utf8',
+      }),
+    );
+    expect(claimed).toBeGreaterThan(1000);
+    const duration = measureOf(await convertAndMeasure(mp3, 'mp3', 'wav'), 'duration_s');
+    expect(duration).toMatchObject({ ok: true });
+    expect(Math.abs((duration?.source as number) - 1)).toBeLessThanOrEqual(0.1);
   }, 60_000);
 
   it('an animated GIF keeps its frames, and a video made into a GIF keeps its length', async () => {

@@ -1,5 +1,5 @@
 import { isUtf8 } from 'node:buffer';
-import { decodeUtf32 } from './utf32.js';
+import { decodeUtf32, guessUtf32 } from './utf32.js';
 
 /** Text decoded from the head of a file, or undefined when the bytes are not text. */
 export interface DecodedText {
@@ -13,8 +13,8 @@ export interface DecodedText {
 const MAX_CONTROL_SHARE = 0.02;
 
 /**
- * Decodes a head buffer as text: a BOM names UTF-8 or UTF-16; UTF-16 without a BOM is
- * recognised by its zero bytes; otherwise UTF-8, or Latin-1 when the bytes are not valid
+ * Decodes a head buffer as text: a BOM names UTF-8, UTF-16 or UTF-32; UTF-32 and UTF-16
+ * without a BOM are recognised by their zero bytes; otherwise UTF-8, or Latin-1 when the bytes are not valid
  * UTF-8. Bytes with NULs or many control characters are not text.
  */
 export function decodeText(head: Buffer, complete: boolean): DecodedText | undefined {
@@ -36,6 +36,9 @@ function decodeHead(head: Buffer, complete: boolean): DecodedText | undefined {
   if (head[0] === 0xff && head[1] === 0xfe && !(head[2] === 0 && head[3] === 0))
     return utf16(head.subarray(2), 'utf-16le', complete);
   if (head[0] === 0xfe && head[1] === 0xff) return utf16(head.subarray(2), 'utf-16be', complete);
+  // UTF-32 before UTF-16: ASCII in UTF-32 also has every other byte zero.
+  const wide = guessUtf32(head);
+  if (wide) return utf32(head, wide === 'UTF-32LE' ? 'utf-32le' : 'utf-32be', complete);
   const bomless = guessUtf16(head);
   if (bomless) return utf16(head, bomless, complete);
   return utf8(head, complete);

@@ -2,7 +2,7 @@ import chardet from 'chardet';
 import htmlEncodingSniffer from 'html-encoding-sniffer';
 import type { FormatId } from '../../formats/index.js';
 import { guessUtf16 } from './decode.js';
-import { decodeUtf32 } from './utf32.js';
+import { decodeUtf32, guessUtf32 } from './utf32.js';
 
 /** Valid UTF-8; `cut` allows a character cut off at the end (a head read from a larger file). */
 function isUtf8(bytes: Uint8Array, cut = false): boolean {
@@ -29,20 +29,6 @@ const SAMPLE_BYTES = 256 * 1024;
  * same guesses as the whole 64 KB head.
  */
 export const DETECT_SAMPLE_BYTES = 16 * 1024;
-
-/** UTF-32 without a byte order mark: every code unit of BMP text has a zero high byte pair. */
-function guessUtf32(bytes: Uint8Array): 'UTF-32LE' | 'UTF-32BE' | undefined {
-  const n = Math.min(bytes.length, 1024) & ~3;
-  if (n < 8) return undefined;
-  let le = 0;
-  let be = 0;
-  for (let i = 0; i < n; i += 4) {
-    if (bytes[i + 2] === 0 && bytes[i + 3] === 0 && bytes[i] !== 0) le++;
-    if (bytes[i] === 0 && bytes[i + 1] === 0 && bytes[i + 3] !== 0) be++;
-  }
-  const units = n / 4;
-  return le > units * 0.9 ? 'UTF-32LE' : be > units * 0.9 ? 'UTF-32BE' : undefined;
-}
 
 /** Code points of everyday text: ASCII, Latin to Cyrillic, CJK punctuation, kana, ideographs, Hangul, full-width forms. */
 const EVERYDAY =
@@ -157,8 +143,24 @@ export function decodeSource(
     const body = utf32Bom(bytes) ? bytes.subarray(4) : bytes;
     return { text: decodeUtf32(body, encoding === 'UTF-32LE'), encoding, confident };
   }
-  // TextDecoder drops a BOM of its own encoding.
-  return { text: new TextDecoder(encoding).decode(bytes), encoding, confident };
+  return { text: decodeAs(bytes, encoding), encoding, confident };
+}
+
+/**
+ * windows-1252's characters at 0x80 to 0x9F (curly quotes, dashes, the euro sign...), which
+ * Node 20's TextDecoder reads as ISO-8859-1's control characters under every label that names
+ * windows-1252 (the HTML standard's reading of "iso-8859-1", "latin1" and "windows-1252").
+ */
+const WINDOWS_1252_HIGH =
+  '\u20ac\u0081\u201a\u0192\u201e\u2026\u2020\u2021\u02c6\u2030\u0160\u2039\u0152\u008d\u017d\u008f' +
+  '\u0090\u2018\u2019\u201c\u201d\u2022\u2013\u2014\u02dc\u2122\u0161\u203a\u0153\u009d\u017e\u0178';
+
+/** Bytes decoded as `encoding` (a BOM of its own encoding dropped), windows-1252 read right. */
+export function decodeAs(bytes: Uint8Array, encoding: string): string {
+  const decoder = new TextDecoder(encoding);
+  const text = decoder.decode(bytes);
+  if (decoder.encoding !== 'windows-1252') return text;
+  return text.replace(/[\u0080-\u009f]/g, (c) => WINDOWS_1252_HIGH[c.charCodeAt(0) - 0x80]!);
 }
 
 /** The timeline's line for a source read in another encoding than UTF-8. */

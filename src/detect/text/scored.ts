@@ -218,6 +218,17 @@ const TRAITS: Record<FormatId, Trait[]> = {
     [/~=/, 1],
     [/\bnil\b/, 1],
   ],
+  // PostScript programs without a `%!` header line: procedure files a PostScript interpreter
+  // loads (Ghostscript's own initialisation files), which open with `%` comments and define
+  // procedures on literal names.
+  ps: [
+    [/^\s*\/[\w.-]+\s*\{[^{}\n]*(\}\s*(bind\s+)?(executeonly\s+)?(def|odef)\b|$)/m, 2],
+    [/^\s*\}\s*(bind\s+)?(executeonly\s+)?(readonly\s+)?(def|odef)\b/m, 3],
+    [/\b(currentdict|systemdict|userdict|globaldict|currentfile|countdictstack|currentglobal)\b/, 3],
+    [/\b(moveto|rlineto|showpage|setgray|setrgbcolor|findfont|scalefont|setfont|gsave|grestore)\b/, 2],
+    [/\b(exch|dup|roll|index)\s+(pop|def|exch|dup|get|put|known)\b/, 2],
+    [/^%/m, 1],
+  ],
   ini: [[iniSections, 5]],
   dockerfile: [
     [/^FROM\s+\S+(\s+AS\s+\w+)?\s*$/m, 2],
@@ -302,6 +313,23 @@ const TRAITS: Record<FormatId, Trait[]> = {
   ],
 };
 
+/**
+ * CMake's language, which the registry has no format for: its lists hold C flags, Makefile-like
+ * variables, Markdown-like comments and CSS-like blocks, so they must not be read as any of
+ * those. A text that shows CMake's own commands at least as much as another format's traits is
+ * plain text.
+ */
+const CMAKE: Trait[] = [
+  [/^\s*cmake_minimum_required\s*\(/im, 5],
+  [
+    /^\s*(add_executable|add_library|target_link_libraries|target_include_directories|target_compile_definitions|add_subdirectory|find_package|include_directories|add_definitions|set_target_properties|add_custom_command|add_custom_target|configure_file|check_include_files?|check_function_exists)\s*\(/im,
+    3,
+  ],
+  [/^\s*(endif|endforeach|endfunction|endmacro|endwhile)\s*\(/im, 3],
+  [/\$\{CMAKE_\w+\}|\bCMAKE_[A-Z_]+\b/, 2],
+  [/^\s*(set|option|message|list|string)\s*\(\s*[\w$]/im, 1],
+];
+
 /** Below this score nothing is claimed and the text is plain text. */
 const MIN_SCORE = 3;
 /** A claim also needs one distinctive trait; minor ones (weight 1) alone are common to prose. */
@@ -330,10 +358,16 @@ function compile(trait: Trait[0]): Test {
   return (text) => text.includes(needed) && trait.test(text);
 }
 
+const compiled = (traits: Trait[]): Array<[Test, number]> =>
+  traits.map(([trait, weight]) => [compile(trait), weight]);
+
+/** CMake's own commands, compiled like TRAITS: a text that shows them as much is plain text. */
+const CMAKE_COMPILED = compiled(CMAKE);
+
 /** TRAITS with their tests compiled once, when the module loads. */
 const COMPILED: Array<[FormatId, Array<[Test, number]>]> = Object.entries(TRAITS).map(([id, traits]) => [
   id,
-  traits.map(([trait, weight]) => [compile(trait), weight]),
+  compiled(traits),
 ]);
 
 function score(traits: Array<[Test, number]>, text: string): number {
@@ -380,5 +414,6 @@ function scoreAll(text: string): { id: FormatId; score: number } | undefined {
   }
   let best: { id: FormatId; score: number } | undefined;
   for (const [id, s] of scores) if (s >= MIN_SCORE && (!best || s > best.score)) best = { id, score: s };
+  if (best && score(CMAKE_COMPILED, unfenced) >= best.score) return undefined;
   return best;
 }

@@ -19,3 +19,20 @@ export function decodeUtf32(bytes: Uint8Array, littleEndian: boolean): string {
   }
   return parts.join('');
 }
+
+/**
+ * UTF-32 without a byte order mark: text in the Basic Multilingual Plane leaves the two high
+ * bytes of every code unit zero, and the low ones not both zero (that would be a NUL).
+ */
+export function guessUtf32(bytes: Uint8Array): 'UTF-32LE' | 'UTF-32BE' | undefined {
+  const n = Math.min(bytes.length, 1024) & ~3;
+  if (n < 8) return undefined;
+  let le = 0;
+  let be = 0;
+  for (let i = 0; i < n; i += 4) {
+    if (bytes[i + 2] === 0 && bytes[i + 3] === 0 && bytes[i] !== 0) le++;
+    if (bytes[i] === 0 && bytes[i + 1] === 0 && bytes[i + 3] !== 0) be++;
+  }
+  const units = n / 4;
+  return le > units * 0.9 ? 'UTF-32LE' : be > units * 0.9 ? 'UTF-32BE' : undefined;
+}
