@@ -23,6 +23,7 @@ const BENCHES = [
   'blobs',
   'multinode',
   'operations',
+  'growth',
   'load',
 ] as const;
 /** Arguments a bench gets here beyond its defaults: the load test runs on both setups (about 1 min each). */
