@@ -12,7 +12,7 @@
 import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Agent, setGlobalDispatcher } from 'undici';
+import { Agent, getGlobalDispatcher, setGlobalDispatcher } from 'undici';
 import { makeCsv, makePhotoPng } from './lib/inputs.js';
 import { convertOverHttp, procMemory, removeDir, seconds, startServe, tempDir } from './lib/serve.js';
 
@@ -61,30 +61,16 @@ function makePdf(path: string, pages: number, dir: string): void {
   run('qpdf', ['--empty', '--pages', ...Array.from({ length: pages }, () => one), '--', path]);
 }
 
+/** FFmpeg's moving test pattern `testsrc2` (size, rate and length in `pattern`), then `rest`. */
+function testPattern(path: string, pattern: string, rest: string[]): void {
+  run('ffmpeg', ['-v', 'error', '-y', '-f', 'lavfi', '-i', `testsrc2=${pattern}`, ...rest, path]);
+}
+
 /** A test-pattern video of `secs` seconds, 640x360 at 25 fps, H.264 with AAC sound. */
 function makeVideo(path: string, secs: number): void {
-  run('ffmpeg', [
-    '-v',
-    'error',
-    '-y',
-    '-f',
-    'lavfi',
-    '-i',
-    `testsrc2=s=640x360:r=25:d=${secs}`,
-    '-f',
-    'lavfi',
-    '-i',
-    `sine=frequency=440:duration=${secs}`,
-    '-c:v',
-    'libx264',
-    '-preset',
-    'veryfast',
-    '-pix_fmt',
-    'yuv420p',
-    '-c:a',
-    'aac',
-    '-shortest',
-    path,
+  testPattern(path, `s=640x360:r=25:d=${secs}`, [
+    ...['-f', 'lavfi', '-i', `sine=frequency=440:duration=${secs}`],
+    ...['-c:v', 'libx264', '-preset', 'veryfast', '-pix_fmt', 'yuv420p', '-c:a', 'aac', '-shortest'],
   ]);
 }
 
@@ -148,6 +134,18 @@ const rss = (pid: number) => {
   }
 };
 
+/**
+ * Inputs are made synchronously, which holds this process's event loop for as long as that
+ * takes: the server closes the idle keep-alive connection meanwhile, and the client, not having
+ * read the close, would send the next streamed upload down it (EPIPE, not retried). Each
+ * conversion starts on connections of its own.
+ */
+async function freshConnections(): Promise<void> {
+  const old = getGlobalDispatcher();
+  setGlobalDispatcher(new Agent());
+  await old.close();
+}
+
 /** Runs `work` while sampling the server's and its engines' memory; peaks in bytes. */
 async function sampled<T>(serverPid: number, work: () => Promise<T>) {
   let server = 0;
@@ -183,6 +181,7 @@ async function measureFamily(
   for (const scale of SCALES) {
     const input = join(dir, `${family.name}-${scale}.${family.ext}`);
     await family.make(input, scale, dir);
+    await freshConnections();
     // The engine's first run (a cold LibreOffice or browser, a worker thread) is not the work's cost.
     if (scale === 1)
       await convertOverHttp(base, family.conversion, input, `in.${family.ext}`, join(dir, 'warm.out'));
@@ -216,20 +215,8 @@ async function measureFamily(
 async function measureBig(base: string, serverPid: number, dir: string): Promise<string> {
   const input = join(dir, 'big.mkv');
   // 640x480 yuv420p is 460,800 bytes a frame: 2,200 frames at 25 fps is 88 s and just over 1 GB.
-  run('ffmpeg', [
-    '-v',
-    'error',
-    '-y',
-    '-f',
-    'lavfi',
-    '-i',
-    'testsrc2=s=640x480:r=25:d=88',
-    '-c:v',
-    'rawvideo',
-    '-pix_fmt',
-    'yuv420p',
-    input,
-  ]);
+  testPattern(input, 's=640x480:r=25:d=88', ['-c:v', 'rawvideo', '-pix_fmt', 'yuv420p']);
+  await freshConnections();
   const idle = rss(serverPid);
   const out = join(dir, 'big.avi');
   let time = 0;
@@ -246,9 +233,6 @@ async function measureBig(base: string, serverPid: number, dir: string): Promise
 }
 
 async function main(): Promise<void> {
-  // Making the next input can leave the client's connection idle until the server closes it;
-  // a streamed upload on a connection closing under it fails with EPIPE and cannot be retried.
-  setGlobalDispatcher(new Agent({ keepAliveTimeout: 1_000, keepAliveMaxTimeout: 1_000 }));
   const only = process.argv.slice(2);
   const dir = tempDir('fileconv-bench-growth-');
   const server = await startServe(join(dir, 'data'), ['--max-upload', '2GiB']);

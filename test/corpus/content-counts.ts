@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import sharp from 'sharp';
 import yauzl from 'yauzl';
-import { countFile } from '../../src/fidelity/counts.js';
+import { countFile, decodedSeconds } from '../../src/fidelity/counts.js';
 import { MEDIA_FOLDERS } from '../../src/fidelity/pictures.js';
 import { markupText } from '../../src/fidelity/text.js';
 import { readZip } from '../../src/fidelity/zip.js';
@@ -128,28 +128,9 @@ async function duration(path: string): Promise<number | undefined> {
   return out && Number.isFinite(d) ? d : undefined;
 }
 
-/**
- * An audio file's length as decoding it gives (FFmpeg's progress at the end): a header may
- * claim hours for a test file of a few frames (a stale Xing or TOC frame count, a FLAC
- * STREAMINFO's total), and a LAME tag's gapless trim applies only when decoding.
- */
-async function decodedDuration(path: string): Promise<number | undefined> {
-  const out = await tool('ffmpeg', [
-    '-nostdin',
-    '-v',
-    'error',
-    '-nostats',
-    '-i',
-    path,
-    '-vn',
-    '-progress',
-    'pipe:1',
-    '-f',
-    'null',
-    '-',
-  ]);
-  const us = out && [...out.matchAll(/^out_time_us=(\d+)$/gm)].at(-1)?.[1];
-  return us ? Number(us) / 1e6 : undefined;
+/** An audio file's length as decoding it gives, when its header's claim is not to be trusted. */
+function decodedDuration(path: string): Promise<number | undefined> {
+  return withTools(undefined, (run) => decodedSeconds(path, run));
 }
 
 async function imageSize(path: string): Promise<string | undefined> {
