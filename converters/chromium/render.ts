@@ -1,6 +1,5 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { extname, join, resolve, sep } from 'node:path';
-import htmlEncodingSniffer from 'html-encoding-sniffer';
 import type { BrowserContext, BrowserContextOptions, Page, Route } from 'playwright-core';
 import sharp from 'sharp';
 import { decodeSource } from '../../src/detect/text/encoding.js';
@@ -211,8 +210,8 @@ export async function warmPdfPages(): Promise<void> {
  * Loads the site's page. A page at the top of its site with scripts off is written into the
  * prepared page's document, which already has the page's address: no navigation, so no new
  * document, renderer frame or print set-up, and the interception still answers every subresource.
- * The text is decoded as the interception would serve it (UTF-8, unless a byte order mark says
- * otherwise). With scripts on the page is navigated to, so scripts see a load as a browser makes it.
+ * The text is decoded as the interception serves it (by its byte order mark, its own declared
+ * charset or a guess, as `decodeSource` reads every HTML source). With scripts on the page is navigated to, so scripts see a load as a browser makes it.
  */
 async function load(page: Page, site: Site, options: BrowserOptions, timeout: number): Promise<void> {
   if (options.javascript || site.entry !== TOP_ENTRY) {
@@ -220,8 +219,7 @@ async function load(page: Page, site: Site, options: BrowserOptions, timeout: nu
     return;
   }
   const bytes = await readFile(join(site.root, site.entry));
-  const encoding = htmlEncodingSniffer(bytes, { transportLayerEncodingLabel: 'UTF-8' });
-  await page.setContent(new TextDecoder(encoding).decode(bytes), { waitUntil: 'load', timeout });
+  await page.setContent(decodeSource(bytes, 'html').text, { waitUntil: 'load', timeout });
 }
 
 function crashed(): FileconvError {

@@ -61,9 +61,12 @@ function withoutHiddenElements(html: string): string {
   return html.replace(HIDDEN_ELEMENT, ' ');
 }
 
-/** Groups of an RTF header or destinations that hold no document text (shapes hold text frames). */
+/**
+ * Groups of an RTF header or destinations that hold no document text. Shapes hold text frames, so
+ * a shape's group stays; its properties (`{\sp{\sn name}{\sv value}}`) are not text.
+ */
 const NON_TEXT_GROUP =
-  /^\{\\(?:\*(?!\\shpinst)|(?:fonttbl|colortbl|stylesheet|info|listtable|listoverridetable|rsidtbl|generator|pict)\b)/;
+  /^\{\\(?:\*(?!\\shpinst)|(?:fonttbl|colortbl|stylesheet|info|listtable|listoverridetable|rsidtbl|generator|pict|sp)\b)/;
 
 /** The RTF without the groups NON_TEXT_GROUP names (braces matched, escaped braces skipped). */
 function dropNonTextGroups(rtf: string): string {
@@ -121,7 +124,7 @@ export function rtfText(rtf: string): string {
         (_, w: string) => RTF_SYMBOLS[w]!,
       )
       .replace(/\\(par|line|tab|cell|row|page|sect)\b ?/g, ' ')
-      .replace(/\\[a-z]+-?\d* ?/gi, '')
+      .replace(/\\[a-z]+-?\d* ?|\\\*/gi, '')
       .replace(/\\([{}\\])/g, '$1')
       .replace(/[{}]/g, '')
   );
