@@ -100,6 +100,8 @@ export class ResultView {
       shownEvents: 0,
     };
     this.root.dataset.requestId = requestId;
+    // A new request starts as running: the last one's status must not show beside the new id.
+    this.root.dataset.status = 'running';
     this.root.append(
       parts.status,
       parts.bar,

@@ -50,10 +50,12 @@ describe('POST /api/public/convert?wait=N', () => {
   }, 60_000);
 
   it('answers the usual 202 when the conversion outlasts the wait', async () => {
+    // One slot per engine: the second document waits behind the first in LibreOffice's lane (the
+    // first starts the office instance, which alone takes longer than the wait).
     const docx = await makeDocx(scratch, 80);
     const first = await convert('', 'docx-pdf', 'long.docx', docx);
     expect(first.status).toBe(202);
-    const res = await convert('?wait=1', 'csv-json', 'later.csv', 'a,b\n1,2\n');
+    const res = await convert('?wait=1', 'docx-pdf', 'later.docx', await makeDocx(scratch, 1));
     expect(res.status).toBe(202);
     expect(res.json).toEqual({ request_id: res.json.request_id, status: 'running' });
     expect((await waitDone(server.url, res.json.request_id)).status).toBe('succeeded');
