@@ -85,6 +85,9 @@ export async function runClaimedRequest(
       .catch((e) => deps.log(`progress of ${r.id} not stored: ${(e as Error).message}`));
   };
   try {
+    // A claimed request whose input is gone is being ended by another run of a duplicate job
+    // (the input is dropped just before the final status is written): that run settles it.
+    if (!r.inputKey && r.to) return 'dropped';
     if (!r.inputKey || !r.to || (!r.from && !r.inputs))
       throw new Error('queued request without input or conversion');
     await event('started', startedMessage(r));
