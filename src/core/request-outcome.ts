@@ -81,11 +81,11 @@ export async function failRequest(
   message: string,
   before: readonly TimelineEvent[] = [],
 ): Promise<boolean> {
-  await dropInput(deps, r);
   const failed = await deps.store.finishFailed(r.id, error, Date.now(), [
     ...before,
     { at: Date.now(), kind: 'failed', message },
   ]);
+  await dropInput(deps, r);
   // Refunded only by the run that failed it, so a duplicate delivery never gives a unit back twice.
   if (failed) await refund(deps, r);
   return failed;
@@ -106,7 +106,16 @@ async function refund(deps: RunRequestDeps, r: RequestRecord): Promise<void> {
   }
 }
 
-export async function dropInput(deps: RunRequestDeps, r: RequestRecord): Promise<void> {
+/**
+ * Deletes an ended request's inputs. Called after the end is stored, never before: a worker that
+ * dies between the two leaves the input to the retention sweep (sweepLeftInputs), while one that
+ * died with the input gone and the end not stored would leave a conversion no other worker can
+ * run again.
+ */
+export async function dropInput(
+  deps: Pick<RunRequestDeps, 'blobs' | 'store'>,
+  r: Pick<RequestRecord, 'id' | 'inputKey' | 'inputs'>,
+): Promise<void> {
   if (!r.inputKey) return;
   await deps.blobs.delete(r.inputKey).catch(() => {});
   for (const input of r.inputs ?? []) await deps.blobs.delete(input.key).catch(() => {});

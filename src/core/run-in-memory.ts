@@ -65,12 +65,12 @@ export async function runInMemory(
     });
     enginesDone?.();
     const artifact = await storeArtifactBytes(deps, r, result.output, base);
-    // The input goes before the status changes, so a poller that sees the end sees it settled.
-    await dropInput(deps, r);
     // The end's progress counts the plan's steps: set them when intake planned another count.
     if (steps !== r.progress.steps) await store.updateProgress(r.id, { ...r.progress, steps }, Date.now());
     event('succeeded', `Conversion succeeded: artifact ${artifact.name}.`);
-    if (!(await store.finishSucceeded(r.id, [artifact], Date.now(), trail))) {
+    const finished = await store.finishSucceeded(r.id, [artifact], Date.now(), trail);
+    await dropInput(deps, r);
+    if (!finished) {
       // Another run of a duplicate job ended it first: its artifact stands, this one goes.
       await blobs.delete(artifact.blobKey).catch(() => {});
       return 'dropped';

@@ -85,9 +85,6 @@ export async function runClaimedRequest(
       .catch((e) => deps.log(`progress of ${r.id} not stored: ${(e as Error).message}`));
   };
   try {
-    // A claimed request whose input is gone is being ended by another run of a duplicate job
-    // (the input is dropped just before the final status is written): that run settles it.
-    if (!r.inputKey && r.to) return 'dropped';
     if (!r.inputKey || !r.to || (!r.from && !r.inputs))
       throw new Error('queued request without input or conversion');
     await event('started', startedMessage(r));
@@ -124,8 +121,6 @@ export async function runClaimedRequest(
     onProgress({ percent: 99, stage: 'storing', step: steps, steps });
     const artifacts = await storeArtifacts(deps, r, result.files, dir, base);
     const names = artifacts.map((a) => a.name).join(', ');
-    // The input goes before the status changes, so a poller that sees the end sees it settled.
-    await dropInput(deps, r);
     // The end is the timeline's last event and the final progress: nothing written before it may land after.
     await writes.settled();
     const finished = await store.finishSucceeded(r.id, artifacts, Date.now(), {
@@ -133,6 +128,7 @@ export async function runClaimedRequest(
       kind: 'succeeded',
       message: `Conversion succeeded: ${artifacts.length === 1 ? 'artifact' : 'artifacts'} ${names}.`,
     });
+    await dropInput(deps, r);
     if (!finished) {
       // Another run of a duplicate job ended it first: its artifacts stand, these go.
       for (const a of artifacts) await blobs.delete(a.blobKey).catch(() => {});

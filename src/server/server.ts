@@ -21,7 +21,7 @@ import { keptPollAnswerer } from './http/kept-polls.js';
 import { coreEngine, type ServerEngine } from './jobs/engine.js';
 import { JobRunner } from './jobs/job-runner.js';
 import { ConversionQueue, QUEUE_POLL_MS } from './jobs/queue.js';
-import { startSweeper, sweepExpired, sweepOrphans } from './jobs/retention.js';
+import { startSweeper, sweepExpired, sweepLeftInputs, sweepOrphans } from './jobs/retention.js';
 import type { QueueObserver } from './observability/conversion-trace.js';
 import { conversionLog, createLogger } from './observability/logging.js';
 import { ServerMetrics } from './observability/metrics.js';
@@ -117,6 +117,7 @@ export async function openService(config: ServeConfig, options: StartOptions = {
   if (options.sweepOrphans !== false && stores.embedded && config.storage === undefined)
     await sweepOrphans(store, blobs);
   await sweepExpired(store, blobs);
+  await sweepLeftInputs(store, blobs);
 
   const context: ServerContext = {
     config,

@@ -212,6 +212,11 @@ export interface RequestStore {
     events?: TimelineEvent | readonly TimelineEvent[],
   ): Promise<boolean>;
   clearInputKey(id: string): Promise<void>;
+  /**
+   * Ended requests that still hold their input (its run stopped between the end and deleting it):
+   * the retention sweep deletes those inputs.
+   */
+  endedWithInput(): Promise<RequestRecord[]>;
   addEvent(id: string, event: TimelineEvent): Promise<void>;
   timeline(id: string): Promise<TimelineEvent[]>;
   artifacts(requestId: string): Promise<ArtifactRecord[]>;

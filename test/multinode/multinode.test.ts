@@ -102,13 +102,21 @@ describe.skipIf(!postgresBin)(`multi-node (${postgresBin ? 'PostgreSQL + S3' : P
 
     // Every request ends succeeded, polled through the node it was not made on.
     const ends = await Promise.all(ids.map((id, i) => waitDone(((i >> 1) % 2 ? a : b).url, id, 150_000)));
-    expect(
-      ends.map((e) => e.status),
-      workers
-        .map((w) => w.output.join(''))
-        .join('\n---\n')
-        .slice(0, 3000),
-    ).toEqual(ids.map(() => 'succeeded'));
+    // On a failure: the timelines of the requests that did not succeed, then each worker's own log.
+    const trails = async () => {
+      const lines: string[] = [];
+      for (const [i, e] of ends.entries()) {
+        if (e.status === 'succeeded') continue;
+        const events = (await get(`${a.url}/api/public/requests/${ids[i]}/timeline`)).json.events as Json[];
+        lines.push(`${ids[i]}: ${events.map((v) => `${v.kind} ${v.message}`).join(' | ')}`);
+      }
+      const logs = workers.map((w, n) => `worker ${n}:\n${w.output.join('').slice(-4000)}`);
+      return [...lines, ...logs].join('\n---\n');
+    };
+    const statuses = ends.map((e) => e.status);
+    expect(statuses, statuses.every((s) => s === 'succeeded') ? '' : await trails()).toEqual(
+      ids.map(() => 'succeeded'),
+    );
 
     let rerun = 0;
     for (const [i, id] of ids.entries()) {

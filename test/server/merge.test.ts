@@ -104,7 +104,9 @@ describe('merging several inputs into one PDF through the API', () => {
       expect(lines.some((l) => l.startsWith(`input: input ${i + 1} (${s.name})`))).toBe(true);
     expect(lines.filter((l) => l.startsWith('merge: '))).toHaveLength(1);
     // Every input was deleted once the request ended.
-    expect(blobFiles().filter((f) => f.includes(done.request_id) && f.startsWith('inputs'))).toEqual([]);
+    await expect
+      .poll(() => blobFiles().filter((f) => f.includes(done.request_id) && f.startsWith('inputs')))
+      .toEqual([]);
   }, 240_000);
 
   it('merges without bookmarks when asked, and applies other PDF options to the merge', async () => {

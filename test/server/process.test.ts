@@ -63,7 +63,7 @@ describe('restarts', () => {
         .toString(),
     ).toBe('%PDF-');
     // The input is deleted once the conversion ended.
-    expect(blobFiles(dir).filter((f) => f.includes('/inputs/'))).toEqual([]);
+    await expect.poll(() => blobFiles(dir).filter((f) => f.includes('/inputs/'))).toEqual([]);
     second.child.kill('SIGTERM');
     expect(await second.exited).toBe(0);
   });

@@ -1,7 +1,8 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { sweepExpired } from '../../src/server/jobs/retention.js';
+import { sweepExpired, sweepLeftInputs } from '../../src/server/jobs/retention.js';
+import { jsonArtifact, queuedConversion } from '../support/records.js';
 import {
   blobFiles,
   get,
@@ -31,7 +32,7 @@ describe('retention', () => {
     expect(done.status).toBe('succeeded');
     const link = String((await get(done.artifacts[0].download)).headers.location);
     // Inputs go as soon as the conversion ends.
-    expect(blobFiles(server.dataDir).filter((f) => f.includes('/inputs/'))).toEqual([]);
+    await expect.poll(() => blobFiles(server.dataDir).filter((f) => f.includes('/inputs/'))).toEqual([]);
 
     const later = Date.parse(done.artifacts[0].expires_at) + 1;
     // The server's sweeper runs on the real clock, and a finished request's answer is kept until
@@ -60,6 +61,25 @@ describe('retention', () => {
       (e: { kind: string }) => e.kind,
     );
     expect(kinds.filter((k: string) => k === 'expired')).toHaveLength(1);
+  });
+
+  it('deletes the input of a request whose worker stopped between storing the end and deleting it', async () => {
+    const server = await startTestServer();
+    servers.push(server);
+    const { store, blobs } = server.context;
+    // What such a worker leaves: the end stored, the input still on the request and in the store.
+    const id = `left-input-${Date.now()}`;
+    const upload = join(server.dataDir, 'upload.csv');
+    writeFileSync(upload, CSV);
+    await blobs.putFile(`inputs/${id}`, upload);
+    await store.createRequest(queuedConversion(id, Date.now(), { queue: 'working' }), []);
+    expect(await store.finishSucceeded(id, [jsonArtifact(id)], Date.now())).toBe(true);
+    expect(await store.endedWithInput()).toEqual([expect.objectContaining({ id })]);
+
+    expect(await sweepLeftInputs(store, blobs)).toBe(1);
+    expect(await blobs.stat(`inputs/${id}`)).toBeUndefined();
+    expect((await store.getRequest(id))?.inputKey).toBeUndefined();
+    expect(await sweepLeftInputs(store, blobs)).toBe(0);
   });
 
   it('deletes orphan blob files at start-up and keeps live ones', async () => {

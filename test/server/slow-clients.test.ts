@@ -108,7 +108,7 @@ describe('slow clients', () => {
       socket.destroy();
     }
     // The partial upload is gone and the server keeps working.
-    expect(blobFiles(server.dataDir).filter((f) => f.includes('/inputs/'))).toEqual([]);
+    await expect.poll(() => blobFiles(server.dataDir).filter((f) => f.includes('/inputs/'))).toEqual([]);
     expect((await get(`${server.url}/healthz`)).status).toBe(200);
   }, 60_000);
 

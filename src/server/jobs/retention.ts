@@ -1,3 +1,4 @@
+import { dropInput } from '../../core/request-outcome.js';
 import type { BlobStore, RequestStore } from '../../store/types.js';
 
 /**
@@ -19,6 +20,16 @@ export async function sweepExpired(store: RequestStore, blobs: BlobStore, now = 
     });
   }
   return due.length;
+}
+
+/**
+ * Deletes the inputs ended requests still hold: a worker deletes a request's input right after
+ * storing its end, and one that stopped in between leaves it here. Returns how many requests.
+ */
+export async function sweepLeftInputs(store: RequestStore, blobs: BlobStore): Promise<number> {
+  const left = await store.endedWithInput();
+  for (const r of left) await dropInput({ store, blobs }, r);
+  return left.length;
 }
 
 /** Deletes blob files nothing points at (left by a crash during an upload or a conversion). Start-up only. */
@@ -44,7 +55,7 @@ export function startSweeper(
   const timer = setInterval(() => {
     if (busy) return;
     busy = true;
-    sweepExpired(store, blobs)
+    Promise.all([sweepExpired(store, blobs), sweepLeftInputs(store, blobs)])
       .catch((e) => log(`retention sweep failed: ${(e as Error).message}`))
       .finally(() => {
         busy = false;

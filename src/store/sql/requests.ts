@@ -241,6 +241,17 @@ export class SqlRequestStore implements RequestStore {
     await this.db.updateTable('requests').set({ input_key: null }).where('id', '=', id).execute();
   }
 
+  async endedWithInput(): Promise<RequestRecord[]> {
+    // Found through requests_input (rows that hold an input: the running ones, and these).
+    const rows = await this.db
+      .selectFrom('requests')
+      .selectAll()
+      .where('input_key', 'is not', null)
+      .where('status', '<>', 'running')
+      .execute();
+    return rows.map(toRequest);
+  }
+
   async addEvent(id: string, event: TimelineEvent): Promise<void> {
     await this.insertEvents(this.db, id, [event]);
   }

@@ -330,8 +330,11 @@ export function recordsContract(name: string, open: () => Promise<Records>): voi
       const ended = await db.requests.getRequest(r.id);
       expect(ended?.status === 'failed' ? ended.error : failure).toEqual(failure);
       expect(ended?.inputKey).toBe(r.inputKey);
+      // Ended and still holding its input: the retention sweep finds it, and no running request.
+      expect((await db.requests.endedWithInput()).map((e) => e.id)).toContain(r.id);
       await db.requests.clearInputKey(r.id);
       expect((await db.requests.getRequest(r.id))?.inputKey).toBeUndefined();
+      expect((await db.requests.endedWithInput()).map((e) => e.id)).not.toContain(r.id);
     });
 
     it('puts interrupted work back in the queue, or fails it past the attempt limit or without input', async () => {
