@@ -12,6 +12,7 @@ import {
   sourceText,
   tooDenseToHighlight,
 } from '../code/highlight.js';
+import { CODE_RUN_STYLESHEET, cutLongCodeBlocks } from './code-blocks.js';
 import { type Site, singlePageSite } from './site.js';
 
 /** pandoc readers of the text formats printed through HTML; plain text needs no reader. */
@@ -116,13 +117,14 @@ export async function markupSite(
         throw new FileconvError('MALFORMED_DOCUMENT', undefined, { cause: e });
       throw e;
     }
-    if (book) {
-      const html = await readFile(page, 'utf8');
-      await writeFile(page, html.replace(/<\/head>/i, '<link rel="stylesheet" href="style.css">\n</head>'));
-    }
+    const html = cutLongCodeBlocks(await readFile(page, 'utf8'));
+    await writeFile(
+      page,
+      book ? html.replace(/<\/head>/i, '<link rel="stylesheet" href="style.css">\n</head>') : html,
+    );
   }
   const site = await singlePageSite(page, ctx.workDir);
-  const css = PRINT_STYLESHEET + (options.break_before_h1 ? H1_PAGE_BREAKS : '');
+  const css = PRINT_STYLESHEET + CODE_RUN_STYLESHEET + (options.break_before_h1 ? H1_PAGE_BREAKS : '');
   await writeFile(join(site.root, 'style.css'), css);
   return site;
 }

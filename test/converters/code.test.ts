@@ -2,6 +2,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
+import { cutLongCodeBlocks } from '../../converters/chromium/code-blocks.js';
 import code from '../../converters/code.js';
 import pandocChromium from '../../converters/pandoc-chromium.js';
 import { findBinary } from '../../src/run/binary.js';
@@ -72,6 +73,41 @@ describe('code converter', () => {
       expect(stdout).toMatch(/^\s*1\s+import sys/m);
     },
     120_000,
+  );
+
+  it.skipIf(!pandoc)(
+    "cuts a long block of pandoc's into runs that keep its lines, spans and numbering",
+    async () => {
+      // A heredoc open across the cuts: each line's spans still close on that line.
+      const script = ['cat <<EOF', ...Array.from({ length: 398 }, (_, i) => `line ${i + 2} "quoted`), 'EOF'];
+      const { files } = await runStep(code, 'sh', 'html', source('long.sh', `${script.join('\n')}\n`));
+      const whole = readFileSync(files[0]!, 'utf8');
+      const cut = cutLongCodeBlocks(whole, 150);
+      const codes = [...cut.matchAll(/<code class="sourceCode bash" style="([^"]*)">([\s\S]*?)<\/code>/g)];
+      expect(codes.map((c) => c[1])).toEqual([0, 150, 300].map((n) => `counter-reset: source-line ${n};`));
+      expect(codes.map((c) => c[2]!.split('\n').length)).toEqual([150, 150, 100]);
+      for (const [, , lines] of codes)
+        for (const line of lines!.split('\n'))
+          expect(line.match(/<span/g)?.length).toBe(line.match(/<\/span>/g)?.length);
+      const text = (html: string) => html.replace(/<[^>]+>/g, '').replace(/\s+/g, ' ');
+      const block = (html: string) => /<body>([\s\S]*)<\/body>/.exec(html)![1]!;
+      expect(text(block(cut))).toBe(text(block(whole)));
+      expect(cut.match(/id="cb1"/g)).toHaveLength(1);
+      // A block within the limit is left as pandoc wrote it.
+      expect(cutLongCodeBlocks(whole, 400)).toBe(whole);
+    },
+  );
+
+  it.skipIf(!pandoc || !chromium || !pdftotext)(
+    'prints a 3,000-line script with its line numbers running on over the cut blocks',
+    async () => {
+      const script = Array.from({ length: 3000 }, (_, i) => `echo "line ${i + 1}"`).join('\n');
+      const { files } = await runStep(pandocChromium, 'sh', 'pdf', source('long.sh', `${script}\n`));
+      const { stdout } = await execa(pdftotext!, ['-layout', files[0]!, '-']);
+      for (const n of [1, 150, 151, 1500, 3000])
+        expect(stdout).toMatch(new RegExp(`^\\s*${n}\\s+echo "line ${n}"`, 'm'));
+    },
+    180_000,
   );
 
   it.skipIf(!pandoc || !chromium || !pdftotext)(
