@@ -10,13 +10,6 @@ function isScalar(v: unknown): boolean {
   return v === null || v instanceof Date || typeof v !== 'object';
 }
 
-function notTabular(): FileconvError {
-  return new FileconvError(
-    'CONVERT_FAILED',
-    'The data is a single value, so it cannot become a table; give a list of records or an object.',
-  );
-}
-
 /** A tree with its single-key wrappers (`{ rows: [...] }`, XML's `<rows><row>`) descended into. */
 export function unwrapped(value: unknown, depth = 0): unknown {
   if (!isPlainObject(value)) return value;
@@ -55,13 +48,14 @@ export function flatten(value: object): DataRecord {
 /**
  * The records a tree holds, for table targets: the items of a list (found inside single-key
  * wrappers), or a lone object as one record; nested values are flattened (see `flatten`) and
- * scalar items become `{ value }`. A scalar alone is not tabular.
+ * scalar items become `{ value }`, and so does a scalar alone (one row of one cell, as TOML's
+ * `value = 42`).
  */
 export function toRecords(value: unknown): DataRecord[] {
   const inner = unwrapped(value);
   if (Array.isArray(inner)) return inner.map((v) => (isScalar(v) ? { value: v } : flatten(v as object)));
   if (isPlainObject(inner)) return [flatten(inner)];
-  throw notTabular();
+  return [{ value: inner }];
 }
 
 /** Column names in first-seen order across all records. */

@@ -275,11 +275,12 @@ describe('data converter', () => {
     expect(readFileSync(files[0]!, 'utf8')).toContain('"__proto__": "x"');
   });
 
-  it('refuses a single value for a table target', async () => {
-    await expect(runStep(data, 'json', 'xlsx', sample('t.json', '42'))).rejects.toMatchObject({
-      code: 'CONVERT_FAILED',
-      message: expect.stringMatching(/single value/),
-    });
+  it('writes a single value as one row of one column, value', async () => {
+    const csv = await runStep(data, 'json', 'csv', sample('t.json', '42'));
+    expect(readFileSync(csv.files[0]!, 'utf8').trim().split(/\r?\n/)).toEqual(['value', '42']);
+    const xlsx = await runStep(data, 'yaml', 'xlsx', sample('t.yaml', 'just text\n'));
+    const back = await runStep(data, 'xlsx', 'json', xlsx.files[0]!);
+    expect(JSON.parse(readFileSync(back.files[0]!, 'utf8'))).toEqual([{ value: 'just text' }]);
   });
 
   it('refuses a YAML alias bomb', async () => {
