@@ -1,8 +1,7 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import sharp from 'sharp';
 import type { ScriptLine } from './documents.js';
 import { fontsCovering, inkedChars, pdfFonts, type TextRun, textRuns } from './pdf-fonts.js';
 
@@ -13,21 +12,23 @@ import { fontsCovering, inkedChars, pdfFonts, type TextRun, textRuns } from './p
  * run leaves ink (a colour emoji font whose bitmaps the PDF dropped leaves none).
  */
 
-/** Pages rendered in grey at 108 dpi, the scale of pdftohtml's boxes (1.5 pixels per point). */
-async function renderPages(
-  pdf: string,
-): Promise<Map<number, { data: Buffer; width: number; height: number }>> {
+/**
+ * Pages rendered in grey at 108 dpi, the scale of pdftohtml's boxes (1.5 pixels per point). As
+ * PGM, whose pixels follow a one-line header: compressing PNGs took most of the time of a long
+ * document's check.
+ */
+function renderPages(pdf: string): Map<number, Page> {
   const dir = mkdtempSync(join(tmpdir(), 'fileconv-glyphs-'));
   try {
-    execFileSync('pdftoppm', ['-r', '108', '-gray', '-png', pdf, join(dir, 'page')]);
+    execFileSync('pdftoppm', ['-r', '108', '-gray', pdf, join(dir, 'page')]);
     const pages = new Map<number, Page>();
     for (const file of readdirSync(dir).sort()) {
-      const page = Number(/-(\d+)\.png$/.exec(file)?.[1]);
-      const { data, info } = await sharp(join(dir, file))
-        .greyscale()
-        .raw()
-        .toBuffer({ resolveWithObject: true });
-      pages.set(page, { data, width: info.width, height: info.height });
+      const page = Number(/-(\d+)\.pgm$/.exec(file)?.[1]);
+      const bytes = readFileSync(join(dir, file));
+      const header = /^P5\s+(\d+)\s+(\d+)\s+255\s/.exec(bytes.subarray(0, 64).toString('latin1'));
+      if (!header) throw new Error(`${file}: not an 8-bit PGM`);
+      const [width, height] = [Number(header[1]), Number(header[2])];
+      pages.set(page, { data: bytes.subarray(header[0].length), width, height });
     }
     return pages;
   } finally {
@@ -125,7 +126,7 @@ export interface GlyphReport {
 export async function inspectGlyphs(pdf: string, lines: readonly ScriptLine[]): Promise<GlyphReport> {
   const { named: embedded, type3 } = pdfFonts(pdf);
   const runs = textRuns(pdf);
-  const pages = await renderPages(pdf);
+  const pages = renderPages(pdf);
   const problems: string[] = [];
   for (const run of runs) {
     const chars = inkedChars(run.text);

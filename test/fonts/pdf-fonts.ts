@@ -29,28 +29,52 @@ export function embeddedFonts(pdf: string): Set<string> {
   return pdfFonts(pdf).named;
 }
 
-const coverCache = new Map<string, Set<string>>();
+/** Each installed font's key and the code point ranges it has glyphs for, as fontconfig reports them. */
+let installedCharsets: { key: string; ranges: [number, number][] }[] | undefined;
 
-/** Keys of the installed fonts that have a glyph for every one of `chars` (fc-list's charset test). */
-export function fontsCovering(chars: readonly string[]): Set<string> {
-  const hex = [...new Set(chars)].map((c) => c.codePointAt(0)!.toString(16)).sort();
-  const cacheKey = hex.join(' ');
-  let keys = coverCache.get(cacheKey);
-  if (!keys) {
-    const out = execFileSync('fc-list', [`:charset=${cacheKey}`, 'postscriptname'], {
-      encoding: 'utf8',
-      env: SYSTEM_FONTS_ENV,
-    });
-    keys = new Set(
-      out
-        .split('\n')
-        .map((l) => /postscriptname=(\S+)/.exec(l)?.[1])
-        .filter((n): n is string => Boolean(n))
-        .map(fontKey),
-    );
-    coverCache.set(cacheKey, keys);
+function charsets(): { key: string; ranges: [number, number][] }[] {
+  // One fc-list for all fonts: asking fontconfig once per run of text took minutes for a long
+  // CJK document (thousands of runs, each its own character set).
+  installedCharsets ??= execFileSync('fc-list', ['-f', '%{postscriptname}\t%{charset}\n'], {
+    encoding: 'utf8',
+    env: SYSTEM_FONTS_ENV,
+    maxBuffer: 64 * 1024 * 1024,
+  })
+    .split('\n')
+    .filter((line) => line.includes('\t'))
+    .map((line) => {
+      const [name, set] = line.split('\t') as [string, string];
+      const ranges = set
+        .split(' ')
+        .filter(Boolean)
+        .map((r): [number, number] => {
+          const [from, to] = r.split('-');
+          return [Number.parseInt(from!, 16), Number.parseInt(to ?? from!, 16)];
+        });
+      return { key: fontKey(name), ranges };
+    })
+    .filter((f) => f.key);
+  return installedCharsets;
+}
+
+/** Whether sorted, disjoint ranges hold a code point (binary search). */
+function holds(ranges: readonly [number, number][], code: number): boolean {
+  let lo = 0;
+  let hi = ranges.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    const [from, to] = ranges[mid]!;
+    if (code < from) hi = mid - 1;
+    else if (code > to) lo = mid + 1;
+    else return true;
   }
-  return keys;
+  return false;
+}
+
+/** Keys of the installed fonts that have a glyph for every one of `chars` (fontconfig's charsets). */
+export function fontsCovering(chars: readonly string[]): Set<string> {
+  const codes = [...new Set(chars)].map((c) => c.codePointAt(0)!);
+  return new Set(charsets().flatMap((f) => (codes.every((c) => holds(f.ranges, c)) ? [f.key] : [])));
 }
 
 /**

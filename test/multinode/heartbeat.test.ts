@@ -19,10 +19,11 @@ import { startTestS3, type TestS3 } from '../support/s3.js';
  * Nodes in this process on one PostgreSQL database and one S3 bucket, running the real engines
  * made slow: each conversion waits `holdMs` after its engine finished, as a long conversion does,
  * and stops waiting when its run is aborted. The settings are scaled down from the defaults by the
- * same ratios: a conversion of 20 s against a lease of 2 s and a heartbeat limit of 3 s is a
- * conversion of hours against the default 15 min lease and 30 s limit. What decides a handover is
- * the heartbeat's age (at most a sixth of the limit on a live worker) against the limit, which
- * holds at any scale.
+ * same ratios: a conversion of 20 s against a lease of 2 s is a conversion of hours against the
+ * default 15 min lease. What decides a handover is the heartbeat's age (at most a sixth of the
+ * limit on a live worker) against the limit, which holds at any scale; the limit here is 6 s, so
+ * that a test machine busy enough to stall this process for a few seconds does not pass for a dead
+ * worker.
  */
 describe.skipIf(!postgresBin)(`heartbeats (${postgresBin ? 'PostgreSQL + S3' : POSTGRES_MISSING})`, () => {
   let pgServer: TestPostgres;
@@ -90,12 +91,15 @@ describe.skipIf(!postgresBin)(`heartbeats (${postgresBin ? 'PostgreSQL + S3' : P
 
   it('never hands on a conversion that outlives the queue’s lease on a live worker', async () => {
     const group = `lease-${++prefixes}`;
-    const flags = { jobLease: '2s', heartbeatLimit: '3s' };
+    const flags = { jobLease: '2s', heartbeatLimit: '6s' };
     const a = await startNode(group, flags, 20_000);
     const b = await startNode(group, flags, 20_000);
     const id = await submit(a.url, 'csv-json', 'rows.csv', 'n,sq\n3,9\n');
-    const done = await waitDone(b.url, id, 90_000);
-    expect(done.status).toBe('succeeded');
+    const trail = async () => (await timeline(a.url, id)).map((e) => `${e.at} ${e.kind}: ${e.message}`);
+    const done = await waitDone(b.url, id, 90_000).catch(async (e: Error) => {
+      throw new Error(`${e.message}\n${(await trail()).join('\n')}`);
+    });
+    expect(done.status, (await trail()).join('\n')).toBe('succeeded');
     const kinds = (await timeline(a.url, id)).map((e) => e.kind);
     expect(kinds.filter((k) => k === 'started')).toHaveLength(1);
     expect(kinds).not.toContain('requeued');
