@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { get, ROOT, removeDir, submit, waitDone } from '../server/helpers.js';
+import { nativeMirror } from './native-mirror.js';
 
 const FIXTURES = join(ROOT, 'test', 'fixtures', 'detect');
 const work = mkdtempSync(join(tmpdir(), 'fileconv-package-'));
@@ -14,8 +15,14 @@ const project = join(work, 'project');
 const children: ChildProcess[] = [];
 let tarball = '';
 
-// Native dependencies (better-sqlite3) compile on install: let node-gyp use every core.
-const installEnv = { ...process.env, JOBS: 'max', npm_config_audit: 'false', npm_config_fund: 'false' };
+// A native dependency (better-sqlite3) that finds no prebuilt binary compiles: with every core.
+const installEnv: NodeJS.ProcessEnv = {
+  ...process.env,
+  JOBS: 'max',
+  npm_config_audit: 'false',
+  npm_config_fund: 'false',
+};
+let mirror: Awaited<ReturnType<typeof nativeMirror>> | undefined;
 
 /** Newest modification time under a folder. */
 function newest(dir: string): number {
@@ -32,6 +39,8 @@ beforeAll(async () => {
   if (builtAt < Math.max(newest(join(ROOT, 'src')), newest(join(ROOT, 'converters')))) {
     throw new Error('dist/ is older than the sources: run `npm run build` before this test');
   }
+  mirror = await nativeMirror(ROOT, work);
+  Object.assign(installEnv, mirror.env);
   const packed = await execa('npm', ['pack', '--json', '--pack-destination', work], { cwd: ROOT });
   const [info] = JSON.parse(packed.stdout) as [{ filename: string; size: number; files: { path: string }[] }];
   tarball = join(work, info.filename);
@@ -55,11 +64,15 @@ beforeAll(async () => {
   );
   const started = Date.now();
   await execa('npm', ['install', '--omit=dev', tarball], { cwd: project, env: installEnv });
-  console.log(`npm install --omit=dev of the tarball: ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  console.log(
+    `npm install --omit=dev of the tarball: ${((Date.now() - started) / 1000).toFixed(1)} s ` +
+      `(prebuilt native binaries served: ${mirror.served()})`,
+  );
 }, 600_000);
 
-afterAll(() => {
+afterAll(async () => {
   for (const c of children) if (c.exitCode === null) c.kill('SIGKILL');
+  await mirror?.close();
   removeDir(work);
 });
 
