@@ -2,11 +2,15 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { copyFile, readdir, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { extname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fontconfigEnv, OUTLINE_EMOJI } from '../../src/fonts/fontconfig.js';
-import { asEngineUser, engineConfinement, handToEngine } from '../../src/run/confine.js';
+import {
+  asEngineUser,
+  engineConfinement,
+  engineReachableTmpdir,
+  handToEngine,
+} from '../../src/run/confine.js';
 import { sandboxedCommand } from '../../src/run/sandbox.js';
 import type { DocInfo } from '../_pdfa.js';
 import { createLockedProfile } from '../office/profile.js';
@@ -119,7 +123,7 @@ export class OfficeInstance {
   }
 
   static async start(settings: InstanceSettings): Promise<OfficeInstance> {
-    const dir = mkdtempSync(join(tmpdir(), 'fileconv-office-'));
+    const dir = mkdtempSync(join(engineReachableTmpdir(), 'fileconv-office-'));
     mkdirSync(join(dir, 'tmp'));
     mkdirSync(join(dir, 'job'));
     const profile = await createLockedProfile(join(dir, 'profile'));

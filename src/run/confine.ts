@@ -1,7 +1,8 @@
 import { spawnSync } from 'node:child_process';
-import { lstatSync, readFileSync, readlinkSync } from 'node:fs';
+import { lstatSync, readFileSync, readlinkSync, statSync } from 'node:fs';
 import { chown, lstat, readdir } from 'node:fs/promises';
-import { join } from 'node:path';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { fontconfigFolders } from '../fonts/fontconfig.js';
 import { findBinary } from './binary.js';
 
@@ -218,6 +219,24 @@ export function confineCommand(command: readonly string[], access?: EngineAccess
 export function asEngineUser(command: readonly string[]): string[] {
   const c = engineConfinement();
   return wrap(undefined, c.setprivPath, c.user, { writable: [] }, [...command]);
+}
+
+/**
+ * A temp folder the engine user can reach: the server's own (TMPDIR) when every folder on its path
+ * lets that user through, else /tmp. A process that runs as the engine user outside the mount
+ * namespace (LibreOffice's bridge) finds nothing under a TMPDIR made private to the server
+ * (`mktemp -d` makes it 0700): the office pool could not start and every document waited a minute.
+ */
+export function engineReachableTmpdir(): string {
+  const user = engineConfinement().user;
+  const own = tmpdir();
+  if (!user) return own;
+  for (let dir = own; ; dir = dirname(dir)) {
+    const s = statSync(dir, { throwIfNoEntry: false });
+    const passes = s && (s.uid === user.uid ? s.mode & 0o100 : s.mode & 0o001);
+    if (!passes) return '/tmp';
+    if (dirname(dir) === dir) return own;
+  }
 }
 
 /**
