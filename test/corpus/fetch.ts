@@ -7,36 +7,29 @@
  *   npx tsx test/corpus/fetch.ts            fetch and verify
  *   npx tsx test/corpus/fetch.ts --repin    re-pin packages Debian no longer serves (rewrites the manifest)
  */
-import { createHash } from 'node:crypto';
-import { copyFile, mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
-import { homedir } from 'node:os';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
+import {
+  type Archive,
+  type CorpusEntry,
+  CorpusError,
+  type CorpusFile,
+  cacheDir,
+  fileSha256,
+  sha256,
+  verifyCorpus,
+} from './verify.js';
+
+export type { CorpusEntry, CorpusFile } from './verify.js';
+export { cacheDir, cutVariants, exists, fileSha256, sha256 } from './verify.js';
 
 export interface CorpusPackage {
   version: string;
   /** SHA-256 of the .deb, as Debian's index lists it. */
   sha256: string;
   bytes: number;
-}
-
-export interface CorpusEntry {
-  /** Unique name: `<package><path inside the package>`, or `cut/<name>` for a truncated variant. */
-  name: string;
-  /** The true format id (src/formats). */
-  format: string;
-  package?: string;
-  path?: string;
-  /** A truncated variant: the first `bytes` bytes of the entry named `from`. */
-  cut?: { from: string; bytes: number };
-  bytes: number;
-  sha256: string;
-  /** A damaged or invalid file as shipped (a test suite's bad input): a conversion must end in a clear code. */
-  broken?: boolean;
-  /** A file with no content (a workbook without a single cell): an empty table is the right output. */
-  empty?: boolean;
-  notes?: string;
 }
 
 export interface CorpusManifest {
@@ -47,16 +40,7 @@ export interface CorpusManifest {
   missing: { format: string; reason: string }[];
 }
 
-export interface CorpusFile extends CorpusEntry {
-  /** Where the verified file is in the cache. */
-  file: string;
-}
-
 export const MANIFEST = join(dirname(fileURLToPath(import.meta.url)), 'manifest.json');
-
-export function cacheDir(): string {
-  return process.env.FILECONV_CORPUS_DIR ?? join(homedir(), '.cache', 'fileconv-corpus');
-}
 
 export async function readManifest(): Promise<CorpusManifest> {
   const manifest = JSON.parse(await readFile(MANIFEST, 'utf8')) as CorpusManifest;
@@ -66,16 +50,6 @@ export async function readManifest(): Promise<CorpusManifest> {
   }
   return manifest;
 }
-
-export const sha256 = (data: Buffer) => createHash('sha256').update(data).digest('hex');
-export const fileSha256 = async (path: string) => sha256(await readFile(path));
-export const exists = (path: string) =>
-  stat(path).then(
-    () => true,
-    () => false,
-  );
-
-class CorpusError extends Error {}
 
 /**
  * Downloads the pinned .deb (or reuses the cached one) and checks its hash. When Debian no longer
@@ -87,7 +61,7 @@ async function fetchDeb(
   name: string,
   pkg: CorpusPackage,
   log: (line: string) => void,
-): Promise<{ path: string; substitute?: string }> {
+): Promise<Archive> {
   const wanted = `${name}_${pkg.version.replace(/:/g, '%3a')}_`;
   const cached = (await readdir(debs)).find((f) => f.startsWith(wanted) && f.endsWith('.deb'));
   if (cached && (await fileSha256(join(debs, cached))) === pkg.sha256) return { path: join(debs, cached) };
@@ -116,94 +90,27 @@ async function fetchDeb(
   return { path: join(debs, file) };
 }
 
-/** Copies the entries out of a .deb; returns those it does not ship (possible in a substitute). */
-async function extractFiles(deb: string, entries: CorpusEntry[], into: string): Promise<CorpusEntry[]> {
-  const tmp = await mkdtemp(join(into, '.extract-'));
-  const absent: CorpusEntry[] = [];
-  try {
-    await execa('dpkg-deb', ['-x', deb, tmp]);
-    for (const e of entries) {
-      const target = join(into, e.name);
-      await mkdir(dirname(target), { recursive: true });
-      if (await exists(join(tmp, e.path!))) await copyFile(join(tmp, e.path!), target);
-      else absent.push(e);
-    }
-    return absent;
-  } finally {
-    await rm(tmp, { recursive: true, force: true });
-  }
-}
-
-/**
- * Writes the truncated variants (`cut`) from their whole files in the cache and checks their hashes.
- * A variant of a file left out is left out; one of a file whose hash changed (a substituted
- * package) is reported as changed; any other difference is a problem.
- */
-export async function cutVariants(
-  entries: CorpusEntry[],
-  files: string,
-  found: { dropped: Set<string>; changed: Set<string>; problems: string[] },
-): Promise<void> {
-  const verified = async (e: CorpusEntry) =>
-    (await exists(join(files, e.name))) && (await fileSha256(join(files, e.name))) === e.sha256;
-  for (const e of entries.filter((f) => f.cut)) {
-    if (await verified(e)) continue;
-    const source = join(files, e.cut!.from);
-    if (found.dropped.has(e.cut!.from) || !(await exists(source))) {
-      found.dropped.add(e.name);
-      continue;
-    }
-    await mkdir(dirname(join(files, e.name)), { recursive: true });
-    await writeFile(join(files, e.name), (await readFile(source)).subarray(0, e.cut!.bytes));
-    if (await verified(e)) continue;
-    if (found.changed.has(e.cut!.from)) found.changed.add(e.name);
-    else found.problems.push(`${e.name}: sha256 differs from the manifest`);
-  }
-}
-
 /**
  * Makes sure every manifest file is in the cache with its recorded hash and returns them.
  * Throws one error naming every package or file that could not be had or did not match.
  */
 export async function fetchCorpus(log: (line: string) => void = () => {}): Promise<CorpusFile[]> {
   const manifest = await readManifest();
-  const root = cacheDir();
-  const debs = join(root, 'debs');
-  const files = join(root, 'files');
-  await mkdir(debs, { recursive: true });
-  await mkdir(files, { recursive: true });
-  const problems: string[] = [];
-  const verified = async (e: CorpusEntry) =>
-    (await exists(join(files, e.name))) && (await fileSha256(join(files, e.name))) === e.sha256;
-
-  // Files of a substituted package: a changed hash is reported, a file it no longer ships is left out.
-  const changed = new Set<string>();
-  const dropped = new Set<string>();
-  for (const [name, pkg] of Object.entries(manifest.packages)) {
-    const entries = manifest.files.filter((f) => f.package === name);
-    const stale: CorpusEntry[] = [];
-    for (const e of entries) if (!(await verified(e))) stale.push(e);
-    if (stale.length === 0) continue;
-    try {
-      log(`fetching ${name} ${pkg.version} (${stale.length} files)`);
-      const deb = await fetchDeb(debs, name, pkg, log);
-      for (const e of await extractFiles(deb.path, stale, files)) dropped.add(e.name);
-      for (const e of stale) {
-        if (dropped.has(e.name) || (await verified(e))) continue;
-        if (deb.substitute) changed.add(e.name);
-        else problems.push(`${e.name}: sha256 differs from the manifest`);
-      }
-    } catch (e) {
-      problems.push(e instanceof CorpusError ? e.message : `${name}: ${(e as Error).message}`);
-    }
-  }
-  await cutVariants(manifest.files, files, { dropped, changed, problems });
-  if (problems.length > 0) throw new Error(`The corpus could not be verified:\n  ${problems.join('\n  ')}`);
-  if (changed.size > 0)
-    log(`WARNING: ${changed.size} files differ from their pinned hashes (newer package versions)`);
-  if (dropped.size > 0)
-    log(`WARNING: ${dropped.size} files are left out: newer package versions no longer ship them`);
-  return manifest.files.filter((e) => !dropped.has(e.name)).map((e) => ({ ...e, file: join(files, e.name) }));
+  return verifyCorpus(
+    {
+      packages: manifest.packages,
+      files: manifest.files,
+      archives: 'debs',
+      title: 'The corpus',
+      noun: 'files',
+      fetching: 'fetching',
+      fetch: fetchDeb,
+      unpack: async (deb, _entries, into) => {
+        await execa('dpkg-deb', ['-x', deb, into]);
+      },
+    },
+    log,
+  );
 }
 
 /**

@@ -6,11 +6,18 @@
  * the repository, checks the tarball against the manifest's hash, extracts the listed paths, cuts
  * the truncated variants and checks every file's hash.
  */
-import { copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
-import { type CorpusEntry, type CorpusFile, cacheDir, cutVariants, exists, fileSha256 } from './fetch.js';
+import {
+  type Archive,
+  type CorpusEntry,
+  type CorpusFile,
+  exists,
+  fileSha256,
+  verifyCorpus,
+} from './verify.js';
 
 export interface UpstreamPackage {
   /** The Debian source package's version (`apt-get source PKG=VERSION`). */
@@ -110,7 +117,7 @@ async function fetchOrig(
   name: string,
   pkg: UpstreamPackage,
   log: (line: string) => void,
-): Promise<{ path: string; substitute?: string }> {
+): Promise<Archive> {
   const have = async (orig: string, hash: string) =>
     (await exists(join(dir, orig))) && (await fileSha256(join(dir, orig))) === hash;
   if (await have(pkg.orig, pkg.sha256)) return { path: join(dir, pkg.orig) };
@@ -139,29 +146,12 @@ async function fetchOrig(
   return { path: join(dir, served.orig), substitute: served.version };
 }
 
-/** Copies the entries out of a tarball; returns those it does not hold (possible in a substitute). */
-async function extractFiles(
-  tarball: string,
-  entries: UpstreamEntry[],
-  into: string,
-): Promise<UpstreamEntry[]> {
-  const tmp = await mkdtemp(join(into, '.extract-'));
-  const absent: UpstreamEntry[] = [];
-  try {
-    const list = join(tmp, '.list');
-    await writeFile(list, `${entries.map((e) => e.path!).join('\n')}\n`);
-    // Paths a substitute no longer ships make tar exit 2; each one is then checked below.
-    await execa('tar', ['-xf', tarball, '-C', tmp, '--verbatim-files-from', '-T', list], { reject: false });
-    for (const e of entries) {
-      const target = join(into, e.name);
-      await mkdir(dirname(target), { recursive: true });
-      if (await exists(join(tmp, e.path!))) await copyFile(join(tmp, e.path!), target);
-      else absent.push(e);
-    }
-    return absent;
-  } finally {
-    await rm(tmp, { recursive: true, force: true });
-  }
+/** Unpacks the entries' paths from a tarball into `into`. */
+async function untar(tarball: string, entries: UpstreamEntry[], into: string): Promise<void> {
+  const list = join(into, '.list');
+  await writeFile(list, `${entries.map((e) => e.path!).join('\n')}\n`);
+  // Paths a substitute no longer ships make tar exit 2; each one is then checked by the caller.
+  await execa('tar', ['-xf', tarball, '-C', into, '--verbatim-files-from', '-T', list], { reject: false });
 }
 
 /**
@@ -170,46 +160,24 @@ async function extractFiles(
  */
 export async function fetchUpstream(log: (line: string) => void = () => {}): Promise<CorpusFile[]> {
   const manifest = await readUpstream();
-  const root = cacheDir();
-  const sources = join(root, 'sources');
-  const files = join(root, 'files');
-  await mkdir(sources, { recursive: true });
-  await mkdir(files, { recursive: true });
-  const problems: string[] = [];
-  const verified = async (e: UpstreamEntry) =>
-    (await exists(join(files, e.name))) && (await fileSha256(join(files, e.name))) === e.sha256;
-
-  const changed = new Set<string>();
-  const dropped = new Set<string>();
   let sourcesReady = false;
-  for (const [name, pkg] of Object.entries(manifest.packages)) {
-    const stale: UpstreamEntry[] = [];
-    for (const e of manifest.files.filter((f) => f.package === name)) if (!(await verified(e))) stale.push(e);
-    if (stale.length === 0) continue;
-    try {
-      if (!sourcesReady && !(await exists(join(sources, pkg.orig)))) {
+  return verifyCorpus(
+    {
+      packages: manifest.packages,
+      files: manifest.files,
+      archives: 'sources',
+      title: 'The upstream corpus',
+      noun: 'upstream files',
+      fetching: 'fetching source',
+      // The deb-src entry is needed once, and only when an orig tarball is not cached yet.
+      prepare: async (dir, _name, pkg) => {
+        if (sourcesReady || (await exists(join(dir, pkg.orig)))) return;
         await enableSources(log);
         sourcesReady = true;
-      }
-      log(`fetching source ${name} ${pkg.version} (${stale.length} files)`);
-      const orig = await fetchOrig(sources, name, pkg, log);
-      for (const e of await extractFiles(orig.path, stale, files)) dropped.add(e.name);
-      for (const e of stale) {
-        if (dropped.has(e.name) || (await verified(e))) continue;
-        if (orig.substitute) changed.add(e.name);
-        else problems.push(`${e.name}: sha256 differs from the manifest`);
-      }
-    } catch (e) {
-      problems.push(`${name}: ${(e as Error).message}`);
-    }
-  }
-  await cutVariants(manifest.files, files, { dropped, changed, problems });
-  if (problems.length > 0)
-    throw new Error(`The upstream corpus could not be verified:\n  ${problems.join('\n  ')}`);
-  if (changed.size > 0)
-    log(`WARNING: ${changed.size} upstream files differ from their pinned hashes (newer package versions)`);
-  if (dropped.size > 0)
-    log(`WARNING: ${dropped.size} upstream files are left out: newer package versions no longer ship them`);
-  const kept = manifest.files.filter((e) => !dropped.has(e.name));
-  return kept.map((e) => ({ ...e, file: join(files, e.name) }));
+      },
+      fetch: fetchOrig,
+      unpack: untar,
+    },
+    log,
+  );
 }
