@@ -301,9 +301,14 @@ export default defineConverter({
     if (!ffmpeg) throw new FileconvError('CONVERT_FAILED', 'ffmpeg is not installed.');
     const output = join(outDir, `output.${extensionOf(edge.to)}`);
     refuseLossless(options.compress, 'audio or video');
+    // Seconds the input announces and the output should hold; microseconds ffmpeg says it encoded.
+    let announced = 0;
+    let total = 0;
+    let encodedUs = 0;
     try {
       const info = await probeInput(edge.from, input, ctx);
-      const total = expectedSeconds(info.seconds, options);
+      announced = info.seconds;
+      total = expectedSeconds(info.seconds, options);
       if (edge.to === 'gif') {
         // A GIF is made of pictures: a recording without a picture stream has none to give.
         if (!info.hasVideo) throw new FileconvError('CONVERT_FAILED', 'The input has no video stream.');
@@ -330,7 +335,9 @@ export default defineConverter({
         onLine: (line, stream) => {
           if (stream !== 'stdout' || total <= 0) return;
           const m = /^out_time_(?:us|ms)=(\d+)/.exec(line);
-          if (m) ctx.progress(Math.min(1, Number(m[1]) / 1e6 / total));
+          if (!m) return;
+          encodedUs = Math.max(encodedUs, Number(m[1]));
+          ctx.progress(Math.min(1, encodedUs / 1e6 / total));
         },
       });
     } catch (e) {
@@ -341,6 +348,13 @@ export default defineConverter({
       throw new FileconvError(
         'CONVERT_FAILED',
         `ffmpeg wrote an empty ${edge.to}: no frame or sample reached the output.`,
+      );
+    // Or only a container's header: a recording whose header promises seconds of sound whose data
+    // was cut off gives no sample to encode (a whole one gives at least its first frame's time).
+    if (AUDIO_TARGET[edge.to] && total > 1 && encodedUs === 0)
+      throw new FileconvError(
+        'MALFORMED_DOCUMENT',
+        `The ${edge.from} announces ${Math.round(announced)} s of sound, but none of it could be decoded: the file is cut off or damaged.`,
       );
     if (options.compress && edge.from === edge.to) {
       const changed =

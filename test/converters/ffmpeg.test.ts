@@ -263,6 +263,36 @@ describe('ffmpeg converter', () => {
     },
   );
 
+  it('refuses an m4a whose header promises seconds of sound whose data is cut off', async () => {
+    // The moov box first, then the cut right where the samples would start: the container still
+    // says 5 s, as a file copied without its end does.
+    const dir = tempDir();
+    const whole = join(dir, 'whole.m4a');
+    execFileSync('ffmpeg', [
+      '-v',
+      'error',
+      '-f',
+      'lavfi',
+      '-i',
+      'sine=frequency=440:duration=5',
+      '-c:a',
+      'aac',
+      '-movflags',
+      '+faststart',
+      whole,
+    ]);
+    const bytes = readFileSync(whole);
+    const mdat = bytes.indexOf('mdat') + 4;
+    expect(mdat).toBeGreaterThan(bytes.indexOf('moov'));
+    const cut = join(dir, 'cut.m4a');
+    writeFileSync(cut, bytes.subarray(0, mdat));
+    expect(probe(cut).duration).toBeGreaterThan(4);
+    await expect(runStep(ffmpeg, 'm4a', 'mp3', cut)).rejects.toMatchObject({ code: 'MALFORMED_DOCUMENT' });
+    // The whole file converts.
+    const { files } = await runStep(ffmpeg, 'm4a', 'mp3', whole);
+    expect(probe(files[0]!).duration).toBeGreaterThan(4);
+  });
+
   it.each(['mp4', 'webm'])('plays an animated GIF as %s: every frame, even size, yuv420p', async (to) => {
     const { files } = await runStep(ffmpeg, 'gif', to, samples.gif!);
     const got = probe(files[0]!);
