@@ -10,7 +10,7 @@ import {
   officePoolStatus,
 } from '../../converters/libreoffice/pool.js';
 import { FileconvError } from '../../src/errors/index.js';
-import { makeDocx, makePptx, makeXlsx } from './inputs.js';
+import { docxToPdf, makeDocx, makePptx, makeXlsx } from './inputs.js';
 import { leftoverOfficeProcessesSettled } from './leftovers.js';
 
 let dir: string;
@@ -87,15 +87,7 @@ describe('office pool conversions', () => {
     );
     execFileSync('pandoc', [md, '-o', docx]);
     const pdf = join(dir, 'range.pdf');
-    await convertWithPool({
-      input: docx,
-      output: pdf,
-      inputFilter: 'MS Word 2007 XML',
-      filter: 'writer_pdf_Export',
-      filterData: { PageRange: '2' },
-      timeoutMs: 60_000,
-      signal: new AbortController().signal,
-    });
+    await docxToPdf(docx, pdf, { PageRange: '2' });
     const text = execFileSync('pdftotext', [pdf, '-'], { encoding: 'utf8' });
     expect(text).toContain('second page');
     expect(text).not.toContain('first page');

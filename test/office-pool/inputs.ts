@@ -29,6 +29,23 @@ export function makePptx(dir: string, n: number): string {
   return pptx;
 }
 
+/** A DOCX to PDF through the pool, with the PDF export's filter data (a page range...). */
+export function docxToPdf(
+  input: string,
+  output: string,
+  filterData?: Record<string, string | number | boolean>,
+): Promise<void> {
+  return convertWithPool({
+    input,
+    output,
+    inputFilter: 'MS Word 2007 XML',
+    filter: 'writer_pdf_Export',
+    ...(filterData ? { filterData } : {}),
+    timeoutMs: 60_000,
+    signal: new AbortController().signal,
+  });
+}
+
 /** CSV filter options: comma, double quote, UTF-8, from line 1. */
 const CSV_OPTIONS = '44,34,76,1';
 

@@ -2,15 +2,10 @@ import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import {
-  closeOfficePool,
-  convertWithPool,
-  officePoolAvailable,
-  officePoolStatus,
-} from '../../converters/libreoffice/pool.js';
+import { closeOfficePool, officePoolAvailable, officePoolStatus } from '../../converters/libreoffice/pool.js';
 import { engineConfinement, engineReachableTmpdir } from '../../src/run/confine.js';
 import { resetEngineSandbox } from '../../src/run/sandbox.js';
-import { makeDocx } from './inputs.js';
+import { docxToPdf, makeDocx } from './inputs.js';
 
 // A TMPDIR only the server's user may enter (`mktemp -d` makes it 0700), in this file's process.
 const outer = tmpdir();
@@ -33,14 +28,7 @@ describe.skipIf(!engineUser)('a TMPDIR private to the server (engines run as the
 
     const docx = makeDocx(privateTmp, 3);
     const pdf = join(privateTmp, 'out.pdf');
-    await convertWithPool({
-      input: docx,
-      output: pdf,
-      inputFilter: 'MS Word 2007 XML',
-      filter: 'writer_pdf_Export',
-      timeoutMs: 60_000,
-      signal: new AbortController().signal,
-    });
+    await docxToPdf(docx, pdf);
     expect(readFileSync(pdf).subarray(0, 5).toString()).toBe('%PDF-');
   }, 120_000);
 });
