@@ -6,6 +6,14 @@ import { readUpstream } from './upstream.js';
 /** Upstream projects whose files are kept for validating the project elsewhere: none may be in the corpus. */
 const RESERVED =
   /exiftool|libheif|pandoc|python-docx|openpyxl|zlib|tika|magika|file-type|pdf\.?js|pillow|toml-test|miller|pymediainfo|kreuzberg|sample-files|mathiasbynens/i;
+/**
+ * The same projects in the debian source: Debian's binary packages built from them, and their
+ * folders inside other packages (a library shipping a project's test suite). Matched by package
+ * and by folder, not by any word of a path: imageio's own `pillow_info.py` is not Pillow's.
+ */
+const RESERVED_PACKAGES =
+  /^(libimage-exiftool-perl|libheif.*|pandoc.*|python3-docx|python3-openpyxl|zlib1g.*|python3-pil.*|miller|python3-pymediainfo|node-file-type|pdf\.js|libjs-pdf)$/;
+const RESERVED_FOLDERS = /\/(toml-test|sample-files|small|exiftool|magika|tika)\//i;
 
 describe('the upstream source of the real-world corpus', async () => {
   const manifest = await readUpstream();
@@ -38,6 +46,11 @@ describe('the upstream source of the real-world corpus', async () => {
     expect(new Set(names).size).toBe(names.length);
     expect(
       manifest.files.filter((f) => RESERVED.test(`${f.package}/${f.path ?? f.name}`)).map((f) => f.name),
+    ).toEqual([]);
+    expect(
+      debian.files
+        .filter((f) => RESERVED_PACKAGES.test(f.package ?? '') || RESERVED_FOLDERS.test(f.path ?? f.name))
+        .map((f) => f.name),
     ).toEqual([]);
   });
 
