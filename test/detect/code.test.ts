@@ -174,6 +174,33 @@ describe('the name decides where the content only agrees', () => {
     expect(sourceFormatOf(report)).toBe('html');
   });
 
+  it.each([
+    ['/*!\n', '', '*/\n', 'a block of module docs'],
+    ['', '//! ', '', 'a line comment on each line'],
+  ])(
+    'a Rust crate root whose first lines are Markdown docs in a comment is Rust (%#: %s)',
+    async (open, each, close) => {
+      // Headings, lists, code spans and links fill the first 4 KB, as in a crate's lib.rs.
+      const docs = [
+        '# Overview',
+        '',
+        'This crate offers **fast** routines:',
+        '',
+        '* `find` searches forward',
+        '* `rfind` searches backward',
+        '',
+        ...Array.from({ length: 120 }, (_, i) => `Line ${i} of the [guide](https://example.org/guide).`),
+      ];
+      const code =
+        'pub fn find(needle: u8, haystack: &[u8]) -> Option<usize> {\n    haystack.iter().position(|&b| b == needle)\n}\n';
+      const text = `${open}${docs.map((l) => `${each}${l}`.trimEnd()).join('\n')}\n${close}${code}`;
+      expect(sniff(text)).not.toBe('md');
+      expect(sourceFormatOf(await detect(write('lib.rs', text)))).toBe('rs');
+      // The same documentation on its own is Markdown.
+      expect(sniff(`${docs.join('\n')}\n`)).toBe('md');
+    },
+  );
+
   it('without a name, short code stays plain text', async () => {
     const file = write('noname', 'print("hello")\n');
     expect((await detect(file, { declared: 'txt' })).detected).toBe('txt');

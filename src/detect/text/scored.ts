@@ -400,10 +400,19 @@ export function bestScored(text: string): { id: FormatId; score: number } | unde
   return first && first.score >= SETTLED ? first : scoreAll(text);
 }
 
+/**
+ * A text that opens with a C-family comment (`/*`, `//`) is a program or a stylesheet: the
+ * Markdown its first lines show is its documentation inside that comment (a Rust crate's `/*!`
+ * or `//!` module docs, a licence block), and no prose format starts that way.
+ */
+const OPENS_WITH_CODE_COMMENT = /^\uFEFF?\s*\/[*/]/;
+
 function scoreAll(text: string): { id: FormatId; score: number } | undefined {
   const unfenced = text.replace(/^```[^\n]*\n[\s\S]*?^```/gm, '');
+  const proseAllowed = !OPENS_WITH_CODE_COMMENT.test(text);
   const scores = new Map<FormatId, number>();
-  for (const [id, traits] of COMPILED) scores.set(id, score(traits, PROSE.has(id) ? text : unfenced));
+  for (const [id, traits] of COMPILED)
+    scores.set(id, PROSE.has(id) ? (proseAllowed ? score(traits, text) : 0) : score(traits, unfenced));
   // TypeScript is JavaScript with types, C++ grew from C: their own traits only count on top.
   for (const [dialect, base] of [
     ['ts', 'js'],
