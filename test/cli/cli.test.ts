@@ -115,11 +115,11 @@ describe('fileconv convert', () => {
   it('exits 1 when the conversion fails, with the error code', async () => {
     const dir = tempDir();
     mkdirSync(join(dir, 'in'));
-    // not a list of records: the data engine refuses to make a table of it
-    writeFileSync(join(dir, 'in', 'scalar.json'), '42');
-    const r = await fileconv(['convert', 'in/scalar.json', '--to', 'csv'], dir);
+    // TOML has no null: the data engine refuses to write a list holding one
+    writeFileSync(join(dir, 'in', 'gaps.json'), '{"a": [1, null, 3]}');
+    const r = await fileconv(['convert', 'in/gaps.json', '--to', 'toml'], dir);
     expect(r.exitCode).toBe(1);
-    expect(jsonLines(r.stdout)[0]).toMatchObject({ ok: false, error: { code: expect.any(String) } });
+    expect(jsonLines(r.stdout)[0]).toMatchObject({ ok: false, error: { code: 'CONVERT_FAILED' } });
   });
 });
 

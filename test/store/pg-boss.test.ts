@@ -329,6 +329,34 @@ describe.skipIf(!postgresBin)(`pg-boss job queue (${postgresBin ? 'PostgreSQL' :
     expect(rows.map((r) => r.name)).toEqual([`${name}.ffmpeg`, `${name}.sharp`]);
   });
 
+  it("makes the lanes' queues when several nodes start working and filing at the same moment", async () => {
+    // Each lane's first use creates its pg-boss queue, which attaches a partition to the job table:
+    // creations on several nodes at once deadlock in PostgreSQL, which fails one of them.
+    const name = freshName();
+    const lanes = Array.from({ length: 12 }, (_, i) => `engine${i}`);
+    const nodes = await Promise.all(Array.from({ length: 4 }, () => openQueue({ queue: name })));
+    const ran = new Set<string>();
+    await Promise.all([
+      ...nodes.slice(0, 2).map((node, n) =>
+        node.work(
+          async (id) => {
+            ran.add(id);
+          },
+          { concurrency: 1, lanes: n === 0 ? lanes : [...lanes].reverse() },
+        ),
+      ),
+      ...nodes
+        .slice(2)
+        .flatMap((node, n) => lanes.map((lane) => node.enqueue(`${lane}-from-${n}`, undefined, lane))),
+    ]);
+    await until('every job to run', () => ran.size === lanes.length * 2);
+    const { rows } = await db.query<{ n: number }>(
+      'SELECT count(*)::int AS n FROM pgboss.queue WHERE name LIKE $1',
+      [`${name}.%`],
+    );
+    expect(rows[0]?.n).toBe(lanes.length);
+  });
+
   it('stop() aborts a handler that outlives the grace period and leaves its job for another worker', async () => {
     const name = freshName();
     const first = await PgBossQueue.open({

@@ -1,4 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
+import pg from 'pg';
 import PgBoss from 'pg-boss';
 import { databaseUnavailable } from '../postgres-db.js';
 import type { JobQueue } from '../types.js';
@@ -52,6 +53,9 @@ const DEFAULTS = {
   lanePollSeconds: 5,
   maxConnections: 5,
 } as const;
+
+/** Tries at making one queue before the error is the caller's. */
+const MAKE_QUEUE_ATTEMPTS = 3;
 
 interface ConversionJob {
   requestId: string;
@@ -117,12 +121,9 @@ export class PgBossQueue implements JobQueue {
   static async open(options: PgBossQueueOptions): Promise<PgBossQueue> {
     const queue = new PgBossQueue(options);
     const s = queue.settings;
-    const policy = queue.policy;
     try {
       await queue.boss.start();
-      await queue.boss.createQueue(s.queue, { name: s.queue, ...policy });
-      // A queue made by an earlier start keeps its settings until told: this start's settings win.
-      await queue.boss.updateQueue(s.queue, { name: s.queue, ...policy });
+      await queue.makeQueue(s.queue);
       // A job filed by another node: this node's idle workers of its lane ask for it now, not at
       // their next poll (a node from before lanes names none: all are woken).
       await queue.listener.listen(queue.channels.jobs, (payload) => {
@@ -150,15 +151,45 @@ export class PgBossQueue implements JobQueue {
     let made = this.laneQueues.get(lane);
     if (!made) {
       const name = this.queueOf(lane);
-      made = (async () => {
-        // As for the main queue at open(): made if missing, and this start's settings win.
-        await this.boss.createQueue(name, { name, ...this.policy });
-        await this.boss.updateQueue(name, { name, ...this.policy });
-      })();
+      made = this.makeQueue(name);
       made.catch(() => this.laneQueues.delete(lane));
       this.laneQueues.set(lane, made);
     }
     return made;
+  }
+
+  /**
+   * Makes a pg-boss queue if it is missing, with this start's settings (a queue made by an earlier
+   * start keeps its settings until told). pg-boss makes a queue by attaching a partition to its job
+   * table, and nodes making queues at the same moment (workers starting on every lane, a first
+   * filing in a lane) deadlock: PostgreSQL fails one of them, and that node's lane had no worker,
+   * or its filing answered 500. So the nodes of a deployment make queues one at a time, under an
+   * advisory lock held on a connection of its own for the while; a failure all the same (the
+   * database restarting) is tried again.
+   */
+  private async makeQueue(name: string): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      const client = new pg.Client({
+        connectionString: this.settings.url,
+        application_name: 'fileconv-queue-setup',
+        connectionTimeoutMillis: 10_000,
+      });
+      // A connection lost meanwhile fails the query below; the event must not end the process.
+      client.on('error', () => {});
+      try {
+        await client.connect();
+        await client.query('SELECT pg_advisory_lock(hashtext($1))', [`${this.settings.schema}:make-queue`]);
+        if (!(await this.boss.getQueue(name))) await this.boss.createQueue(name, { name, ...this.policy });
+        await this.boss.updateQueue(name, { name, ...this.policy });
+        return;
+      } catch (err) {
+        if (attempt >= MAKE_QUEUE_ATTEMPTS) throw err;
+        await new Promise((resolve) => setTimeout(resolve, 50 * attempt + Math.random() * 100));
+      } finally {
+        // Ending the session releases its advisory lock.
+        await client.end().catch(() => {});
+      }
+    }
   }
 
   private get policy() {
