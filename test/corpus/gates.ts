@@ -37,7 +37,7 @@ export const GATES: Record<SourceName, Gate> = {
     // (399 of 401). Detection, conversions and content now meet their targets; fidelity does
     // not, so the floors stay. Each sits a few cases under its figure, so that a timeout on a
     // loaded machine does not fail the run; raise them with each fixed class, never lower them.
-    floor: { detection: 0.99, conversions: 0.975, fidelity: 0.955, content: 0.985, weakFormats: 0 },
+    floor: { detection: 0.99, conversions: 0.98, fidelity: 0.975, content: 0.985, weakFormats: 0 },
   },
 };
 
