@@ -117,11 +117,10 @@ export async function markupSite(
         throw new FileconvError('MALFORMED_DOCUMENT', undefined, { cause: e });
       throw e;
     }
-    const html = cutLongCodeBlocks(await readFile(page, 'utf8'));
-    await writeFile(
-      page,
-      book ? html.replace(/<\/head>/i, '<link rel="stylesheet" href="style.css">\n</head>') : html,
-    );
+    const written = await readFile(page, 'utf8');
+    let html = cutLongCodeBlocks(written);
+    if (book) html = html.replace(/<\/head>/i, '<link rel="stylesheet" href="style.css">\n</head>');
+    if (html !== written) await writeFile(page, html);
   }
   const site = await singlePageSite(page, ctx.workDir);
   const css = PRINT_STYLESHEET + CODE_RUN_STYLESHEET + (options.break_before_h1 ? H1_PAGE_BREAKS : '');

@@ -169,26 +169,34 @@ export class PgBossQueue implements JobQueue {
    */
   private async makeQueue(name: string): Promise<void> {
     for (let attempt = 1; ; attempt++) {
-      const client = new pg.Client({
-        connectionString: this.settings.url,
-        application_name: 'fileconv-queue-setup',
-        connectionTimeoutMillis: 10_000,
-      });
-      // A connection lost meanwhile fails the query below; the event must not end the process.
-      client.on('error', () => {});
       try {
-        await client.connect();
-        await client.query('SELECT pg_advisory_lock(hashtext($1))', [`${this.settings.schema}:make-queue`]);
-        if (!(await this.boss.getQueue(name))) await this.boss.createQueue(name, { name, ...this.policy });
+        // A queue that exists (every start after a deployment's first) needs no lock to be found.
+        if (!(await this.boss.getQueue(name))) await this.createQueueAlone(name);
         await this.boss.updateQueue(name, { name, ...this.policy });
         return;
       } catch (err) {
         if (attempt >= MAKE_QUEUE_ATTEMPTS) throw err;
         await new Promise((resolve) => setTimeout(resolve, 50 * attempt + Math.random() * 100));
-      } finally {
-        // Ending the session releases its advisory lock.
-        await client.end().catch(() => {});
       }
+    }
+  }
+
+  /** Creates a missing queue while no other node creates one, under the deployment's advisory lock. */
+  private async createQueueAlone(name: string): Promise<void> {
+    const client = new pg.Client({
+      connectionString: this.settings.url,
+      application_name: 'fileconv-queue-setup',
+      connectionTimeoutMillis: 10_000,
+    });
+    // A connection lost meanwhile fails the query below; the event must not end the process.
+    client.on('error', () => {});
+    try {
+      await client.connect();
+      await client.query('SELECT pg_advisory_lock(hashtext($1))', [`${this.settings.schema}:make-queue`]);
+      if (!(await this.boss.getQueue(name))) await this.boss.createQueue(name, { name, ...this.policy });
+    } finally {
+      // Ending the session releases its advisory lock.
+      await client.end().catch(() => {});
     }
   }
 
