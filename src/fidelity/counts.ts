@@ -4,7 +4,7 @@ import type { FileCounts } from '../engine/checks.js';
 import { type FormatId, getFormat } from '../formats/index.js';
 import { delimitedTextCounts } from './delimited.js';
 import { containerPictures, MEDIA_FOLDERS, SLIDE_RELS } from './pictures.js';
-import type { RunTool } from './tools.js';
+import { pagesOf, type RunTool } from './tools.js';
 import { readZip } from './zip.js';
 
 const PIXEL_FORMATS: ReadonlySet<FormatId> = new Set([
@@ -45,7 +45,10 @@ function rtfPictures(rtf: string): number {
 
 async function pdfCounts(path: string, run: RunTool): Promise<FileCounts> {
   // Side by side: each is a sandboxed process start, most of a small PDF's check time.
-  const [info, list] = await Promise.all([run('pdfinfo', [path]), run('pdfimages', ['-list', path])]);
+  const [info, list] = await Promise.all([
+    run('pdfinfo', [path]),
+    pagesOf(path, run).then((pages) => run('pdfimages', ['-list', pages])),
+  ]);
   // Pictures, not placements: a logo on every page is one picture (one object), as in a DOCX's
   // media folder. Soft masks and stencils are parts of a picture, not pictures.
   const objects = list

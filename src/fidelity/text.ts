@@ -3,7 +3,7 @@ import { decodeHTML } from 'entities';
 import { decodeSource } from '../detect/text/encoding.js';
 import { type FormatId, getFormat } from '../formats/index.js';
 import { OOXML_TEXT, ooxmlShownText, workbookShownXml } from './ooxml-text.js';
-import type { RunTool } from './tools.js';
+import { pagesOf, type RunTool } from './tools.js';
 import { readZip } from './zip.js';
 
 /** Text files larger than this are measured on their first part only. */
@@ -199,7 +199,8 @@ export function carriesWords(format: FormatId): boolean {
 
 /** The text a file shows, or undefined when its format's text cannot be read here. */
 export async function textOf(path: string, format: FormatId, run: RunTool): Promise<string | undefined> {
-  if (format === 'pdf' || format === 'pdfa') return run('pdftotext', ['-enc', 'UTF-8', '-q', path, '-']);
+  if (format === 'pdf' || format === 'pdfa')
+    return run('pdftotext', ['-enc', 'UTF-8', '-q', await pagesOf(path, run), '-']);
   const parts = TEXT_PARTS[format];
   if (parts) {
     const { texts } = await readZip(path, (name) => parts.test(name));

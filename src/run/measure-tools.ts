@@ -1,4 +1,4 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { StepContext } from '../engine/contract.js';
@@ -25,15 +25,18 @@ export async function withTools<T>(
   work: (run: RunTool) => Promise<T>,
 ): Promise<T> {
   let workDir: Promise<string> | undefined;
+  const scratch = () => {
+    workDir ??= mkdtemp(join(process.env.FILECONV_TMPDIR ?? tmpdir(), 'fileconv-measure-'));
+    return workDir;
+  };
   const run: RunTool = async (tool, args) => {
     const path = findBinary([tool]);
     if (!path) return undefined;
     try {
-      workDir ??= mkdtemp(join(process.env.FILECONV_TMPDIR ?? tmpdir(), 'fileconv-measure-'));
       const ctx: StepContext = {
         signal: signal ?? new AbortController().signal,
         timeoutMs: TOOL_TIMEOUT_MS,
-        workDir: await workDir,
+        workDir: await scratch(),
         progress: () => {},
         log: () => {},
       };
@@ -42,12 +45,42 @@ export async function withTools<T>(
       return undefined;
     }
   };
+  const copies = new Map<string, Promise<string>>();
+  run.pdfForPages = (pdf) => {
+    let copy = copies.get(pdf);
+    if (!copy) {
+      copy = pagesWithoutOutputIntent(pdf, run, async () => join(await scratch(), `pages-${copies.size}.pdf`));
+      copies.set(pdf, copy);
+    }
+    return copy;
+  };
   try {
     return await work(run);
   } finally {
     const made = await workDir?.catch(() => undefined);
     if (made) await rm(made, { recursive: true, force: true });
   }
+}
+
+/** Largest PDF searched for an output intent: checks read no larger files (CHECKS_MAX_BYTES). */
+const OUTPUT_INTENT_SCAN_BYTES = 64 * 1024 * 1024;
+
+/**
+ * RunTool.pdfForPages: qpdf copies the pages into an empty document (the catalog's output intent,
+ * outline and metadata stay behind; pages, their text and pictures are the same). A PDF without
+ * the key in its bytes is read as it is; so is one whose catalog sits in a compressed object
+ * stream (found slow, not wrong), and one qpdf cannot copy (encrypted, damaged).
+ */
+async function pagesWithoutOutputIntent(
+  pdf: string,
+  run: RunTool,
+  target: () => Promise<string>,
+): Promise<string> {
+  const size = (await stat(pdf)).size;
+  if (size > OUTPUT_INTENT_SCAN_BYTES || !(await readFile(pdf)).includes('/OutputIntents')) return pdf;
+  const copy = await target();
+  const done = await run('qpdf', ['--warning-exit-0', '--empty', '--pages', pdf, '--', copy]);
+  return done === undefined ? pdf : copy;
 }
 
 /** What each output kept (src/fidelity/checks.ts), with its measuring tools run here. */

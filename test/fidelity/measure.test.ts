@@ -7,7 +7,8 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { countFile } from '../../src/fidelity/counts.js';
 import { type FidelityReport, formatFidelityTable } from '../../src/fidelity/index.js';
 import { markdownText, markupText, rtfText, textOf, wordCounts, wordsKept } from '../../src/fidelity/text.js';
-import { measureFidelity } from '../../src/run/measure-tools.js';
+import type { RunTool } from '../../src/fidelity/tools.js';
+import { measureChecks, measureFidelity, withTools } from '../../src/run/measure-tools.js';
 import { runConversion } from '../../src/run/runner.js';
 import { reportPdfFixture } from '../helpers/layout-pdf.js';
 
@@ -254,5 +255,34 @@ describe('measureFidelity on real conversions', () => {
     // A CSV holds the first sheet only, so the words of the others are not asked of it.
     expect(measureOf(csv, 'words_kept')).toBeUndefined();
     expect(measureOf(ods, 'words_kept')).toMatchObject({ output: 1, ok: true });
+  }, 120_000);
+});
+
+describe('checks of a PDF with an output intent', () => {
+  it('reads its pages from a copy without the intent, and counts the same pages, pictures and words', async () => {
+    const outDir = join(dir, 'out-pdfa-checks');
+    const made = await runConversion({ input: pdf, from: 'pdf', to: 'pdf', options: { pdfa: '2b' }, outDir });
+    const pdfa = made.files[0]!.path;
+    expect(readFileSync(pdfa).includes('/OutputIntents')).toBe(true);
+
+    const copy = await withTools(undefined, async (run) => {
+      const path = await run.pdfForPages!(pdfa);
+      expect(path).not.toBe(pdfa);
+      expect(readFileSync(path).includes('/OutputIntents')).toBe(false);
+      expect(await run.pdfForPages!(pdf)).toBe(pdf);
+      return path;
+    });
+    // The copy lives in the measuring scratch folder, removed with it.
+    expect(() => readFileSync(copy)).toThrow();
+
+    // The same measures poppler gives on the PDF/A itself, read without the copy.
+    const direct: RunTool = async (tool, args) => execFileSync(tool, args, { encoding: 'utf8' });
+    const counts = await countFile(pdfa, 'pdf', direct);
+    const words = wordCounts((await textOf(pdfa, 'pdf', direct)) ?? '');
+    expect(counts.pages).toBeGreaterThan(1);
+    expect(counts.images).toBeGreaterThan(0);
+    const [checks] = await measureChecks({ from: 'pdf', to: 'pdf', source: pdf, outputs: [pdfa] });
+    expect(checks).toMatchObject({ pages: counts.pages, images: counts.images, words_kept: 1 });
+    expect(checks?.words).toBe([...words.values()].reduce((a, b) => a + b, 0));
   }, 120_000);
 });
