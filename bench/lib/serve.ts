@@ -240,6 +240,35 @@ export async function submitConversion(
 // biome-ignore lint/suspicious/noExplicitAny: the request view is read field by field.
 export type RequestJson = any;
 
+/**
+ * One small conversion in one request, as a script converting small files would send it: the
+ * file's bytes in a body of known length, and `?wait=` so the answer is the finished request.
+ * Answers other than 200 come back as their status (202: still running after the wait).
+ */
+export async function convertAndWait(
+  base: string,
+  conversion: string,
+  bytes: Buffer,
+  filename: string,
+): Promise<{ status: number; request?: RequestJson }> {
+  const head = Buffer.from(
+    `--${BOUNDARY}\r\nContent-Disposition: form-data; name="meta"\r\nContent-Type: application/json\r\n\r\n` +
+      `${JSON.stringify({ conversion })}\r\n--${BOUNDARY}\r\nContent-Disposition: form-data; name="file"; ` +
+      `filename="${filename}"\r\nContent-Type: application/octet-stream\r\n\r\n`,
+  );
+  const body = Buffer.concat([head, bytes, Buffer.from(`\r\n--${BOUNDARY}--\r\n`)]);
+  const res = await request(`${base}/api/public/convert?wait=60`, {
+    method: 'POST',
+    headers: { 'content-type': MULTIPART_TYPE },
+    body,
+  });
+  if (res.statusCode !== 200) {
+    await res.body.dump();
+    return { status: res.statusCode };
+  }
+  return { status: 200, request: await res.body.json() };
+}
+
 /** Long-polls a request (`?wait=30`) until it is no longer running. */
 export async function waitFinished(base: string, id: string): Promise<RequestJson> {
   for (;;) {
