@@ -5,7 +5,7 @@ import { probeBinary } from '../src/run/process.js';
 import { CHROMIUM_NAMES } from './chromium/launch.js';
 import { BROWSER_OPTIONS, browserOptionNames } from './chromium/options.js';
 import { BROWSER_CONCURRENCY, browserPoolStatus, closeBrowserPool, warmBrowser } from './chromium/pool.js';
-import { type RenderTarget, renderSite } from './chromium/render.js';
+import { type RenderTarget, renderSite, warmPdfPages } from './chromium/render.js';
 import { singlePageSite, zippedSite } from './chromium/site.js';
 
 const TARGETS: RenderTarget[] = ['pdf', 'png', 'jpg', 'webp'];
@@ -35,6 +35,7 @@ export default defineConverter({
     if (status.sandboxError) lines.push(`Chromium's sandbox could not start here: ${status.sandboxError}`);
     return lines;
   },
+  warm: warmPdfPages,
   close: closeBrowserPool,
   async run({ edge, input, outDir, options }, ctx) {
     const site =

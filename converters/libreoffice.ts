@@ -293,6 +293,11 @@ export default defineConverter({
     const status = officePoolStatus();
     return [`warm pool: ${status.size} instance(s), restart after ${status.maxConversions} conversions`];
   },
+  async warm() {
+    const pool = await officePoolAvailable();
+    if (!pool.ok)
+      throw new Error(`the warm pool is unavailable (${pool.reason}); conversions use one-shot soffice`);
+  },
   async run({ edge, input, outDir, options: given }, ctx) {
     const options = optionsFor(OPTIONS, given);
     const soffice = findBinary(['soffice', 'libreoffice']);

@@ -43,6 +43,10 @@ export function nodeOptions(command: Command): Command {
       '--heartbeat-limit <duration>',
       `with --database: a conversion whose worker sent no heartbeat this long goes to another worker (${ENV_NAMES.heartbeatLimit}, default 30s)`,
     )
+    .option(
+      '--warm <engines>',
+      `engines to start at once rather than on their first conversion, like chromium,libreoffice (${ENV_NAMES.warm}, default none)`,
+    )
     .option('--log-format <format>', 'json or pretty (default: pretty on a terminal, else json)')
     .option('--log-level <level>', `${LOG_LEVELS.join(', ')} (default info)`);
 }
@@ -66,11 +70,19 @@ export function nodeSettings(
       }),
     };
   } catch (e) {
-    if (!isFileconvError(e)) throw e;
-    console.error(`fileconv ${command}: ${e.message}`);
-    process.exitCode = EXIT_CODE[e.code];
-    return undefined;
+    return refused(command, e);
   }
+}
+
+/**
+ * A setting found wrong only while the node starts (an engine `--warm` names that does not
+ * exist): said in one line with its exit code, as a flag's error is; anything else is thrown on.
+ */
+export function refused(command: string, e: unknown): undefined {
+  if (!isFileconvError(e)) throw e;
+  console.error(`fileconv ${command}: ${e.message}`);
+  process.exitCode = EXIT_CODE[e.code];
+  return undefined;
 }
 
 export function register(program: Command): void {
@@ -134,7 +146,8 @@ export function register(program: Command): void {
         metricsToken: process.env.FILECONV_METRICS_TOKEN,
         webhookSecret: process.env[WEBHOOK_SECRET_ENV],
         webhookAllowPrivate: allowLoopback,
-      });
+      }).catch((e) => refused('serve', e));
+      if (!server) return;
       console.log(`fileconv listening on ${server.url}`);
       console.log(`data in ${config.dataDir}`);
       stopOnSignals(() => server.shutdown());

@@ -3,7 +3,7 @@ import { closeEngines } from '../engine/registry.js';
 import { loopbackAllowanceFromEnv } from '../intake/loopback.js';
 import { WEBHOOK_SECRET_ENV } from '../server/access/secrets.js';
 import { openService } from '../server/server.js';
-import { nodeOptions, nodeSettings, stopOnSignals } from './serve.js';
+import { nodeOptions, nodeSettings, refused, stopOnSignals } from './serve.js';
 
 export function register(program: Command): void {
   nodeOptions(
@@ -25,7 +25,8 @@ export function register(program: Command): void {
         webhookSecret: process.env[WEBHOOK_SECRET_ENV],
         webhookAllowPrivate: loopbackAllowanceFromEnv(),
       },
-    );
+    ).catch((e) => refused('worker', e));
+    if (!service) return;
     // The queue's timers do not hold a process open (a server's socket does); a worker has no socket.
     const keepAlive = setInterval(() => {}, 60_000);
     console.log(`fileconv worker running up to ${config.concurrency} conversions at once per engine`);

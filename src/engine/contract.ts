@@ -128,6 +128,12 @@ export interface Converter {
    */
   diagnose?(): Promise<string[]>;
   /**
+   * Optional: start now what the engine keeps running between steps (a browser with contexts
+   * ready, a LibreOffice instance), so the first conversion after a server starts does not wait
+   * for it. Throws when it cannot start.
+   */
+  warm?(): Promise<void>;
+  /**
    * Optional: stop what the engine keeps running between steps (a warm browser whose pipes hold
    * the process open). The next run starts it again.
    */

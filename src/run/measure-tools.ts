@@ -49,7 +49,9 @@ export async function withTools<T>(
   run.pdfForPages = (pdf) => {
     let copy = copies.get(pdf);
     if (!copy) {
-      copy = pagesWithoutOutputIntent(pdf, run, async () => join(await scratch(), `pages-${copies.size}.pdf`));
+      copy = pagesWithoutOutputIntent(pdf, run, async () =>
+        join(await scratch(), `pages-${copies.size}.pdf`),
+      );
       copies.set(pdf, copy);
     }
     return copy;

@@ -117,3 +117,16 @@ export function quotas(defaults: DailyQuotas) {
     return out;
   });
 }
+
+/**
+ * Engine names separated by commas (`chromium,libreoffice`), or `none`. Whether each names an
+ * installed engine is known only once the engines load (server.ts checks it at start).
+ */
+export const engineNames = readText((value) => {
+  const v = value.trim().toLowerCase();
+  if (v === 'none' || v === '') return [] as string[];
+  const names = v.split(',').map((n) => n.trim());
+  const bad = names.find((n) => !/^[a-z0-9-]+$/.test(n));
+  if (bad !== undefined) return { problem: `must be engine names separated by commas, got "${value}"` };
+  return [...new Set(names)];
+});

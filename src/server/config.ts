@@ -7,6 +7,7 @@ import { parseS3Url } from '../store/s3-settings.js';
 import {
   type DailyQuotas,
   duration,
+  engineNames,
   flag,
   publicUrl,
   quotas,
@@ -55,6 +56,8 @@ export interface ServeConfig {
   storage: string | undefined;
   /** Whether this process runs conversions (`serve --no-worker`: the API only). */
   worker: boolean;
+  /** Engines a node that runs conversions starts at once, instead of on its first conversion. */
+  warm: string[];
   /**
    * With the PostgreSQL queue: how long a worker holds a job before it is presumed dead and the job
    * is delivered again, in ms. A backstop: the heartbeat decides when a worker is dead.
@@ -101,6 +104,7 @@ export interface RawServeOptions {
   database?: string;
   storage?: string;
   worker?: string | boolean;
+  warm?: string;
   jobLease?: string;
   heartbeatLimit?: string;
 }
@@ -135,6 +139,7 @@ export const ENV_NAMES: Record<keyof RawServeOptions, string> = {
   database: 'FILECONV_DATABASE_URL',
   storage: 'FILECONV_STORAGE',
   worker: 'FILECONV_WORKER',
+  warm: 'FILECONV_WARM',
   jobLease: 'FILECONV_JOB_LEASE',
   heartbeatLimit: 'FILECONV_HEARTBEAT_LIMIT',
 };
@@ -161,6 +166,7 @@ const FLAGS: Record<keyof RawServeOptions, string> = {
   database: '--database',
   storage: '--storage',
   worker: '--worker',
+  warm: '--warm',
   jobLease: '--job-lease',
   heartbeatLimit: '--heartbeat-limit',
 };
@@ -220,6 +226,7 @@ const rawServeSchema = z.object({
   database: databaseUrl.optional(),
   storage: storageUrl.optional(),
   worker: flag.optional(),
+  warm: engineNames.optional(),
   jobLease: duration.optional(),
   heartbeatLimit: duration.optional(),
 } satisfies Record<keyof RawServeOptions, z.ZodType>);
@@ -286,6 +293,7 @@ export function resolveServeConfig(
     database: o.database,
     storage: o.storage,
     worker: o.worker ?? true,
+    warm: o.warm ?? [],
     jobLeaseMs: o.jobLease ?? 15 * 60_000,
     heartbeatLimitMs: o.heartbeatLimit ?? DEFAULT_HEARTBEAT_LIMIT_MS,
   };

@@ -18,7 +18,7 @@ import { DEFAULT_RETRY_DELAYS_MS, WebhookDispatcher } from './delivery/webhooks.
 import { createApp } from './http/app.js';
 import { FinishedAnswers } from './http/finished-answers.js';
 import { keptPollAnswerer } from './http/kept-polls.js';
-import { coreEngine, type ServerEngine } from './jobs/engine.js';
+import { coreEngine, type ServerEngine, warmEngines } from './jobs/engine.js';
 import { JobRunner } from './jobs/job-runner.js';
 import { ConversionQueue, QUEUE_POLL_MS } from './jobs/queue.js';
 import { startSweeper, sweepExpired, sweepLeftInputs, sweepOrphans } from './jobs/retention.js';
@@ -73,6 +73,9 @@ export interface FileconvService {
 export async function openService(config: ServeConfig, options: StartOptions = {}): Promise<FileconvService> {
   const logger = options.logger ?? createLogger({ format: 'json', level: options.log ? 'silent' : 'warn' });
   const log = options.log ?? ((m: string) => logger.error(m));
+  const engine = options.engine ?? (await coreEngine());
+  // A misspelt engine stops the start before anything is opened.
+  if (config.worker) await engine.checkEngineNames?.(config.warm);
   const stores = await openStores(config, log);
   const { records, blobs } = stores;
   const store = records.requests;
@@ -80,7 +83,6 @@ export async function openService(config: ServeConfig, options: StartOptions = {
   const optionSecrets = new OptionSecrets(await records.secrets.secret(OPTION_SECRET_NAME));
   const metering = new Metering(config, records.quotas, records.writeLimits);
   const scratch = await dataDirScratch(config.dataDir);
-  const engine = options.engine ?? (await coreEngine());
   const observers: QueueObserver[] = [];
   const runDeps = {
     store,
@@ -142,6 +144,10 @@ export async function openService(config: ServeConfig, options: StartOptions = {
   const stopSweeper = startSweeper(store, blobs, config.sweepIntervalMs, log);
   // Warm the catalog so the first request and /readyz do not pay for probing the engines.
   engine.catalog().catch((e) => log(`probing engines failed: ${(e as Error).message}`));
+  if (config.worker && config.warm.length > 0) {
+    // Not errors: an engine that cannot start now still starts on its first conversion.
+    void warmEngines(engine, config.warm, options.log ?? ((m) => logger.info(m)));
+  }
   await queue.start();
   let draining: Promise<void> | undefined;
   return {

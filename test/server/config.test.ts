@@ -80,6 +80,18 @@ describe('serve configuration', () => {
     expect(() => resolveServeConfig({}, { FILECONV_HEARTBEAT_LIMIT: 'soon' })).toThrow(/--heartbeat-limit/);
   });
 
+  it('starts no engine early by default; --warm or FILECONV_WARM names engines, or none', () => {
+    expect(resolveServeConfig({}, {}).warm).toEqual([]);
+    expect(resolveServeConfig({}, { FILECONV_WARM: 'chromium, LibreOffice' }).warm).toEqual([
+      'chromium',
+      'libreoffice',
+    ]);
+    expect(resolveServeConfig({ warm: 'none' }, { FILECONV_WARM: 'chromium' }).warm).toEqual([]);
+    expect(() => resolveServeConfig({ warm: 'chromium;libreoffice' }, {})).toThrow(
+      /--warm must be engine names separated by commas/,
+    );
+  });
+
   it('refuses invalid values with a message naming the option', () => {
     expect(() => resolveServeConfig({ port: '70000' }, {})).toThrow(/--port/);
     expect(() => resolveServeConfig({ concurrency: 'many' }, {})).toThrow(/--concurrency/);

@@ -1,4 +1,5 @@
 import type { DetectOptions, DetectReport } from '../../detect/index.js';
+import { FileconvError } from '../../errors/index.js';
 import type { Plan } from '../../plan/types.js';
 import type { InMemoryJob, InMemoryResult } from '../../run/in-memory.js';
 import type { MergeJob } from '../../run/merge.js';
@@ -25,11 +26,19 @@ export interface ServerEngine {
   /** Reads a conversion's options against what its engines declare; throws INVALID_REQUEST. */
   checkOptions(plan: Plan, options: unknown): Promise<void>;
   zip(files: readonly { path: string; name: string }[], zipPath: string): Promise<void>;
+  /** Names no engine among `names`; throws INVALID_REQUEST naming the first unknown one. */
+  checkEngineNames?(names: readonly string[]): Promise<void>;
+  /**
+   * Starts what the engine keeps running between conversions (Converter.warm); says what was done,
+   * throws when it could not start.
+   */
+  warm?(name: string): Promise<string>;
 }
 
 /** The real core: detection, planner and runner of this package. */
 export async function coreEngine(): Promise<ServerEngine> {
   const [
+    { loadConverters },
     { detectOffThread },
     { runConversion },
     inMemory,
@@ -37,6 +46,7 @@ export async function coreEngine(): Promise<ServerEngine> {
     { zipOutputs },
     { runMerge, planMerge },
   ] = await Promise.all([
+    import('../../engine/registry.js'),
     import('../../detect/pool.js'),
     import('../../run/runner.js'),
     import('../../run/in-memory.js'),
@@ -70,5 +80,43 @@ export async function coreEngine(): Promise<ServerEngine> {
       planWithOptions({ from: plan.from, to: plan.to, options }, (await loadCatalog()).engines);
     },
     zip: (files, zipPath) => zipOutputs(files, zipPath),
+    async checkEngineNames(names) {
+      if (names.length === 0) return;
+      // The converters' names, without probing their engines.
+      const known = (await loadConverters()).map((c) => c.name);
+      const unknown = names.find((n) => !known.includes(n));
+      if (unknown !== undefined)
+        throw new FileconvError(
+          'INVALID_REQUEST',
+          `--warm names no engine "${unknown}"; the engines are ${known.join(', ')}.`,
+        );
+    },
+    async warm(name) {
+      const entry = (await loadCatalog()).engines.find((e) => e.converter.name === name);
+      if (!entry?.probe.ok) return `${name} is not installed here: nothing to start`;
+      if (!entry.converter.warm) return `${name} keeps nothing running between conversions: nothing to start`;
+      const started = Date.now();
+      await entry.converter.warm();
+      return `${name} started in ${((Date.now() - started) / 1000).toFixed(1)} s`;
+    },
   };
+}
+
+/**
+ * Starts the engines of `--warm` one after another (each takes a core for a moment) while a node
+ * starts, without holding up the start: each outcome is one log line, and an engine that cannot
+ * start now is started by its first conversion, as without `--warm`.
+ */
+export async function warmEngines(
+  engine: ServerEngine,
+  names: readonly string[],
+  log: (message: string) => void,
+): Promise<void> {
+  for (const name of names) {
+    try {
+      log(`warm: ${(await engine.warm?.(name)) ?? `${name}: nothing to start`}`);
+    } catch (e) {
+      log(`warm: ${name} could not start: ${(e as Error).message}`);
+    }
+  }
 }
