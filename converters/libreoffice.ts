@@ -27,7 +27,7 @@ import { convertThroughPool } from './libreoffice/convert.js';
 import { pageSetupFor } from './libreoffice/page-setup.js';
 import { writerFromPdf } from './libreoffice/pdf-import.js';
 import { officePoolAvailable, officePoolStatus } from './libreoffice/pool.js';
-import { PPT_UNLOCK_PACKAGES, unlockPpt } from './libreoffice/ppt-unlock.js';
+import { PPT_UNLOCK_PACKAGES, pptUnlockStatus, unlockPpt } from './libreoffice/ppt-unlock.js';
 import { isPasswordProtected } from './office/encryption.js';
 import { createLockedProfile } from './office/profile.js';
 import { isWord6Or95, wordFibVersion } from './office/word-version.js';
@@ -292,9 +292,13 @@ export default defineConverter({
   probe: () => probeBinary(['soffice', 'libreoffice'], ['--version'], /LibreOffice (\d[\d.]*)/),
   async diagnose() {
     const pool = await officePoolAvailable();
-    if (!pool.ok) return [`warm pool unavailable (${pool.reason}); conversions use one-shot soffice`];
+    if (!pool.ok)
+      return [`warm pool unavailable (${pool.reason}); conversions use one-shot soffice`, pptUnlockStatus()];
     const status = officePoolStatus();
-    return [`warm pool: ${status.size} instance(s), restart after ${status.maxConversions} conversions`];
+    return [
+      `warm pool: ${status.size} instance(s), restart after ${status.maxConversions} conversions`,
+      pptUnlockStatus(),
+    ];
   },
   async run({ edge, input, outDir, options: given }, ctx) {
     const options = optionsFor(OPTIONS, given);

@@ -48,10 +48,28 @@ public class UnlockPpt {
 }
 `;
 
+/** The class path of POI's jars, when every one is installed. */
+export function poiClassPath(): string | undefined {
+  return POI_JARS.every((jar) => existsSync(jar)) ? POI_JARS.join(':') : undefined;
+}
+
+/** The Java runtime, when it and every POI jar are installed. */
+function poiJava(): string | undefined {
+  const java = findBinary(['java']);
+  return java && poiClassPath() ? java : undefined;
+}
+
+/** What `fileconv doctor` says of the step. */
+export function pptUnlockStatus(): string {
+  return poiJava()
+    ? 'password-protected PPT: Apache POI decrypts it for LibreOffice'
+    : `password-protected PPT: unavailable, no Java with Apache POI (install ${PPT_UNLOCK_PACKAGES.join(' and ')})`;
+}
+
 /** Writes an unencrypted copy of the protected deck `input` into the step's folder and returns it. */
 export async function unlockPpt(input: string, password: string, ctx: StepContext): Promise<string> {
-  const java = findBinary(['java']);
-  if (!java || !POI_JARS.every((jar) => existsSync(jar)))
+  const java = poiJava();
+  if (!java)
     throw new FileconvError(
       'CONVERT_FAILED',
       `A password-protected PowerPoint 97-2003 deck is opened by Apache POI, which LibreOffice needs to read it: install ${PPT_UNLOCK_PACKAGES.join(' and ')}.`,

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import libreoffice from '../../converters/libreoffice.js';
 import { detect } from '../../src/index.js';
+import { fixture } from '../detect/helpers.js';
 import { LOCKED_TEXT, msoffcryptoPython, unoPython } from '../helpers/locked-office.js';
 import { makeLockedPpt, poiClassPath } from '../helpers/locked-ppt.js';
 import { convertWith, expectCode, pdfText } from '../helpers/office.js';
@@ -17,11 +18,13 @@ import { convertWith, expectCode, pdfText } from '../helpers/office.js';
  */
 
 const PASSWORD = 'deck-secret-3';
+/** A 16x16 PNG on the slide: the deck's Pictures stream is encrypted too. */
+const PICTURE = fixture('image.png');
 const dir = mkdtempSync(join(tmpdir(), 'fileconv-ppt-locked-'));
 let locked: string;
 
 beforeAll(async () => {
-  if (poiClassPath) locked = await makeLockedPpt(dir, PASSWORD, LOCKED_TEXT.impress);
+  if (poiClassPath) locked = await makeLockedPpt(dir, PASSWORD, LOCKED_TEXT.impress, PICTURE);
 }, 150_000);
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -55,6 +58,15 @@ print(json.dumps(report))
   );
 }
 
+/** Width x height of each picture in the PDF, from poppler's pdfimages. */
+function imageSizes(pdf: string): string[] {
+  const rows = execFileSync('pdfimages', ['-list', pdf], { encoding: 'utf8' }).trim().split('\n').slice(2);
+  return rows.map((row) => {
+    const [, , , width, height] = row.trim().split(/\s+/);
+    return `${width}x${height}`;
+  });
+}
+
 describe.skipIf(!poiClassPath)(
   'a password-protected PowerPoint 97 deck (skipped: no Java with Apache POI)',
   () => {
@@ -72,6 +84,7 @@ describe.skipIf(!poiClassPath)(
         const bytes = readFileSync(locked);
         expect(bytes.includes(Buffer.from(LOCKED_TEXT.impress, 'latin1'))).toBe(false);
         expect(bytes.includes(Buffer.from(LOCKED_TEXT.impress, 'utf16le'))).toBe(false);
+        expect(bytes.includes(readFileSync(PICTURE).subarray(8))).toBe(false);
       },
     );
 
@@ -98,6 +111,8 @@ describe.skipIf(!poiClassPath)(
         });
         expect(leftover).toEqual([]);
         expect(pdfText(files[0] as string).replace(/\s+/g, ' ')).toContain(LOCKED_TEXT.impress);
+        // The picture came through decrypted: the PDF shows it at its own 16x16 pixels.
+        expect(imageSizes(files[0] as string)).toContain('16x16');
 
         const unlocked = await convertWith(libreoffice, 'ppt', 'ppt', locked, { password: PASSWORD });
         const path = unlocked.files[0] as string;
@@ -105,6 +120,7 @@ describe.skipIf(!poiClassPath)(
         expect((await detect(path)).encrypted).toBeUndefined();
         const again = await convertWith(libreoffice, 'ppt', 'pdf', path);
         expect(pdfText(again.files[0] as string).replace(/\s+/g, ' ')).toContain(LOCKED_TEXT.impress);
+        expect(imageSizes(again.files[0] as string)).toContain('16x16');
       },
     );
 

@@ -2,38 +2,33 @@ import { execFile, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { poiClassPath as productPoiClassPath } from '../../converters/libreoffice/ppt-unlock.js';
 
 const execFileAsync = promisify(execFile);
 
-/**
- * The jars of Debian's Apache POI (libapache-poi-java) that HSLF, its PowerPoint 97 part, needs to
- * write a deck: POI itself, its scratchpad (HSLF) and the Commons libraries POI loads on the way.
- */
-const POI_JARS = ['poi', 'poi-scratchpad', 'commons-collections4', 'commons-math3', 'commons-codec'].map(
-  (name) => `/usr/share/java/${name}.jar`,
-);
-
-/** The class path for the writer, when a Java runtime and every POI jar are installed. */
+/** The class path for the writer: POI's jars as fileconv finds them, when Java is installed too. */
 export const poiClassPath =
-  spawnSync('java', ['-version'], { stdio: 'ignore' }).status === 0 &&
-  POI_JARS.every((jar) => existsSync(jar))
-    ? POI_JARS.join(':')
-    : undefined;
+  spawnSync('java', ['-version'], { stdio: 'ignore' }).status === 0 ? productPoiClassPath() : undefined;
 
 /**
- * One slide with the text in SLIDE_TEXT, saved by POI's HSLF with the password in LOCKED_PASSWORD
- * (both from the environment, never the command line). A current user password set before `write`
- * makes HSLF encrypt the document streams with RC4 CryptoAPI under a CryptSession10Container, what
- * PowerPoint 97-2003 writes; LibreOffice saves no encrypted PPT, so Office's other library writes it.
+ * One slide with the text in SLIDE_TEXT and the PNG at SLIDE_PICTURE, saved by POI's HSLF with the
+ * password in LOCKED_PASSWORD (all from the environment; the password never on the command line).
+ * A current user password set before `write` makes HSLF encrypt the document and its pictures with
+ * RC4 CryptoAPI under a CryptSession10Container, what PowerPoint 97-2003 writes; LibreOffice saves
+ * no encrypted PPT, so another library writes it.
  */
 const WRITER_JAVA = `
 import java.awt.geom.Rectangle2D;
 import java.io.FileOutputStream;
 import java.io.OutputStream;
+import java.io.File;
+import org.apache.poi.hslf.usermodel.HSLFPictureData;
+import org.apache.poi.hslf.usermodel.HSLFPictureShape;
 import org.apache.poi.hslf.usermodel.HSLFSlide;
 import org.apache.poi.hslf.usermodel.HSLFSlideShow;
 import org.apache.poi.hslf.usermodel.HSLFTextBox;
 import org.apache.poi.hssf.record.crypto.Biff8EncryptionKey;
+import org.apache.poi.sl.usermodel.PictureData.PictureType;
 
 public class LockedPpt {
   public static void main(String[] args) throws Exception {
@@ -42,6 +37,9 @@ public class LockedPpt {
       HSLFTextBox box = slide.createTextBox();
       box.setText(System.getenv("SLIDE_TEXT"));
       box.setAnchor(new Rectangle2D.Double(50, 50, 600, 100));
+      HSLFPictureData png = show.addPicture(new File(System.getenv("SLIDE_PICTURE")), PictureType.PNG);
+      HSLFPictureShape picture = slide.createPicture(png);
+      picture.setAnchor(new Rectangle2D.Double(50, 200, 160, 160));
       Biff8EncryptionKey.setCurrentUserPassword(System.getenv("LOCKED_PASSWORD"));
       try (OutputStream out = new FileOutputStream(args[0])) {
         show.write(out);
@@ -53,8 +51,16 @@ public class LockedPpt {
 }
 `;
 
-/** Writes `dir`/locked.ppt, one slide saying `text` under `password`, and returns its path. */
-export async function makeLockedPpt(dir: string, password: string, text: string): Promise<string> {
+/**
+ * Writes `dir`/locked.ppt, one slide saying `text` and showing the PNG `picture`, under
+ * `password`, and returns its path.
+ */
+export async function makeLockedPpt(
+  dir: string,
+  password: string,
+  text: string,
+  picture: string,
+): Promise<string> {
   if (!poiClassPath) throw new Error('no Java with Apache POI');
   mkdirSync(dir, { recursive: true });
   const source = join(dir, 'LockedPpt.java');
@@ -63,7 +69,7 @@ export async function makeLockedPpt(dir: string, password: string, text: string)
   // Java 11's single-file launch compiles the source in memory: no javac, no class files.
   await execFileAsync('java', ['-Djava.awt.headless=true', '-cp', poiClassPath, source, out], {
     timeout: 120_000,
-    env: { ...process.env, HOME: dir, SLIDE_TEXT: text, LOCKED_PASSWORD: password },
+    env: { ...process.env, HOME: dir, SLIDE_TEXT: text, SLIDE_PICTURE: picture, LOCKED_PASSWORD: password },
   });
   if (!existsSync(out)) throw new Error('Apache POI saved no locked.ppt');
   return out;

@@ -227,7 +227,9 @@ describe('PDF operations through the API', () => {
     { timeout: 300_000 },
     async () => {
       const marker = `marker-${randomUUID()}`;
-      const deck = readFileSync(await makeLockedPpt(join(dir, 'ppt'), marker, LOCKED_TEXT.impress));
+      const deck = readFileSync(
+        await makeLockedPpt(join(dir, 'ppt'), marker, LOCKED_TEXT.impress, fixture('image.png')),
+      );
       const answers: unknown[] = [];
       const opened = await convert(
         { conversion: 'ppt-pdf', options: { password: marker } },
