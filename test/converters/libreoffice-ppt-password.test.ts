@@ -3,12 +3,14 @@ import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { unlockPpt } from '../../converters/libreoffice/ppt-unlock.js';
 import libreoffice from '../../converters/libreoffice.js';
 import { detect } from '../../src/index.js';
 import { fixture } from '../detect/helpers.js';
 import { LOCKED_TEXT, msoffcryptoPython, unoPython } from '../helpers/locked-office.js';
 import { makeLockedPpt, poiClassPath } from '../helpers/locked-ppt.js';
 import { convertWith, expectCode, pdfText } from '../helpers/office.js';
+import { stepContext } from '../helpers/step.js';
 
 /**
  * A PowerPoint 97-2003 deck saved with a password: RC4 CryptoAPI, the only encryption the PPT
@@ -139,3 +141,20 @@ describe.skipIf(!poiClassPath)(
     );
   },
 );
+
+describe('a password-protected PowerPoint 97 deck without Java', () => {
+  it('fails saying which packages open it, before any engine runs', async () => {
+    const path = process.env.PATH;
+    process.env.PATH = mkdtempSync(join(dir, 'no-java-'));
+    try {
+      const error = await expectCode(
+        unlockPpt(join(dir, 'any.ppt'), PASSWORD, stepContext()),
+        'CONVERT_FAILED',
+      );
+      expect(error.message).toMatch(/default-jre-headless and libapache-poi-java/);
+      expect(error.message).not.toContain(PASSWORD);
+    } finally {
+      process.env.PATH = path;
+    }
+  });
+});
