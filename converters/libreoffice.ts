@@ -27,6 +27,7 @@ import { convertThroughPool } from './libreoffice/convert.js';
 import { pageSetupFor } from './libreoffice/page-setup.js';
 import { writerFromPdf } from './libreoffice/pdf-import.js';
 import { officePoolAvailable, officePoolStatus } from './libreoffice/pool.js';
+import { PPT_UNLOCK_PACKAGES, pptUnlockStatus, unlockPpt } from './libreoffice/ppt-unlock.js';
 import { isPasswordProtected } from './office/encryption.js';
 import { createLockedProfile } from './office/profile.js';
 import { isWord6Or95, wordFibVersion } from './office/word-version.js';
@@ -281,6 +282,8 @@ export default defineConverter({
     // pdfinfo, pdffonts and qpdf read back what a PDF/A export claims.
     'poppler-utils',
     'qpdf',
+    // Apache POI decrypts a password-protected PPT, which LibreOffice cannot (libreoffice/ppt-unlock.ts).
+    ...PPT_UNLOCK_PACKAGES,
   ],
   edges: EDGES,
   options: OPTIONS,
@@ -289,9 +292,13 @@ export default defineConverter({
   probe: () => probeBinary(['soffice', 'libreoffice'], ['--version'], /LibreOffice (\d[\d.]*)/),
   async diagnose() {
     const pool = await officePoolAvailable();
-    if (!pool.ok) return [`warm pool unavailable (${pool.reason}); conversions use one-shot soffice`];
+    if (!pool.ok)
+      return [`warm pool unavailable (${pool.reason}); conversions use one-shot soffice`, pptUnlockStatus()];
     const status = officePoolStatus();
-    return [`warm pool: ${status.size} instance(s), restart after ${status.maxConversions} conversions`];
+    return [
+      `warm pool: ${status.size} instance(s), restart after ${status.maxConversions} conversions`,
+      pptUnlockStatus(),
+    ];
   },
   async warm() {
     const pool = await officePoolAvailable();
@@ -313,9 +320,15 @@ export default defineConverter({
       if (await isEncryptedPdf(input)) throw new FileconvError('ENCRYPTED_DOCUMENT');
       ctx.log(`pdf ${source.module} import, layout mode: pages as placed text frames, pictures and shapes`);
     }
-    const encrypted = !pdfImport && (await isPasswordProtected(input));
-    if (encrypted && options.password === undefined) throw new FileconvError('ENCRYPTED_DOCUMENT');
-    if (encrypted) ctx.log('password-protected document: opened with the password given');
+    const locked = !pdfImport && (await isPasswordProtected(input));
+    if (locked && options.password === undefined) throw new FileconvError('ENCRYPTED_DOCUMENT');
+    if (locked) ctx.log('password-protected document: opened with the password given');
+    // LibreOffice opens no encrypted PPT: the deck it is given is POI's unencrypted copy.
+    const pptCopy =
+      locked && edge.from === 'ppt' && options.password !== undefined
+        ? await unlockPpt(input, options.password, ctx)
+        : undefined;
+    const encrypted = locked && !pptCopy;
     const pageSetup = edge.to === 'pdf' && !pdfImport ? pageSetupFor(edge.from, options) : undefined;
     const docInfo = edge.to === 'pdf' && !pdfImport ? docInfoOf(options) : undefined;
     if (docInfo && options.pdfa)
@@ -335,7 +348,7 @@ export default defineConverter({
     // LibreOffice names the output after the input, and picks behaviour by extension too.
     const named = join(ctx.workDir, `input.${extensionOf(edge.from)}`);
     if (edge.from === 'txt') await writeUtf8Copy(input, named, ctx.log);
-    else await copyFile(input, named);
+    else await copyFile(pptCopy ?? input, named);
     const pooledOutput = join(outDir, `output.${extensionOf(edge.to)}`);
     const pooled = {
       input: named,

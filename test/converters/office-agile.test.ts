@@ -1,4 +1,4 @@
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import libreoffice from '../../converters/libreoffice.js';
 import { detect } from '../../src/index.js';
 import { fixture } from '../detect/helpers.js';
-import { unoPython } from '../helpers/locked-office.js';
+import { msoffcryptoPython, unoPython } from '../helpers/locked-office.js';
 import { convertWith, expectCode, pdfText } from '../helpers/office.js';
 
 /**
@@ -25,11 +25,6 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const SOURCES = { docx: 'document.docx', xlsx: 'sheet.xlsx', pptx: 'slides.pptx' } as const;
 type Format = keyof typeof SOURCES;
 const locked = {} as Record<Format, string>;
-
-/** msoffcrypto-tool (python3-msoffcrypto-tool) reads the encryption: the Python with its module. */
-const msoffcryptoPython = ['/usr/bin/python3', 'python3'].find(
-  (python) => spawnSync(python, ['-c', 'import msoffcrypto'], { stdio: 'ignore' }).status === 0,
-);
 
 /** The encryption type msoffcrypto-tool reads, and whether the password decrypts to a ZIP. */
 function inspect(path: string): { type: string; opens: boolean } {

@@ -4,10 +4,18 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { processesMentioning } from './office.js';
 
+/** Debian's Python, or the first on the PATH, that can import `module`, if any. */
+function pythonWith(module: string): string | undefined {
+  return ['/usr/bin/python3', 'python3'].find(
+    (python) => spawnSync(python, ['-c', `import ${module}`], { stdio: 'ignore' }).status === 0,
+  );
+}
+
 /** A Python that has LibreOffice's UNO bindings (Debian's python3-uno), if any. */
-export const unoPython = ['/usr/bin/python3', 'python3'].find(
-  (python) => spawnSync(python, ['-c', 'import uno'], { stdio: 'ignore' }).status === 0,
-);
+export const unoPython = pythonWith('uno');
+
+/** A Python with msoffcrypto-tool (python3-msoffcrypto-tool), which reads Office encryption on its own. */
+export const msoffcryptoPython = pythonWith('msoffcrypto');
 
 /** The words each locked document holds, to check a conversion opened it. */
 export const LOCKED_TEXT = {
@@ -24,7 +32,7 @@ export type LockedFormat = 'docx' | 'xlsx' | 'pptx' | 'doc' | 'xls' | 'odt' | 'o
  * their RC4 encryption, and DOCX, XLSX and PPTX as encrypted packages in a compound file
  * (ECMA-376 Standard encryption, what LibreOffice writes; Office writes Agile). The password goes
  * through the environment, not the command line. PowerPoint 97 is left out: LibreOffice saves no
- * encrypted PPT.
+ * encrypted PPT (test/helpers/locked-ppt.ts has Apache POI write one).
  */
 const SAVE_LOCKED_PY = `
 import os, sys, subprocess, time, uno
