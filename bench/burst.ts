@@ -56,7 +56,8 @@ async function measure(
   };
   const refuseUnexpected = () => {
     const unexpected = [...statuses.keys()].filter((s) => s !== 200 && s !== 202 && s !== 503);
-    if (unexpected.length > 0) throw new Error(`answers other than 200, 202 and 503: ${unexpected.join(', ')}`);
+    if (unexpected.length > 0)
+      throw new Error(`answers other than 200, 202 and 503: ${unexpected.join(', ')}`);
   };
   // One burst of each first, left out of the figure (a server in service is warm: JIT, worker
   // threads), then alternating rounds, so a change in the machine's load falls on both sides.
@@ -109,7 +110,9 @@ async function measure(
     `CPU per conversion: server ${perConversion(serverCpu)} (its client ${perConversion(clientCpu)} more), ` +
       `direct ${perConversion(directCpu)}`,
   );
-  console.log(`${name}: ${(oursRate / directRate).toFixed(3)} (ours / baseline conversions/s; higher is better)`);
+  console.log(
+    `${name}: ${(oursRate / directRate).toFixed(3)} (ours / baseline conversions/s; higher is better)`,
+  );
 }
 
 async function main(): Promise<void> {
@@ -128,7 +131,9 @@ async function main(): Promise<void> {
     const clients: Record<string, (statuses: Map<number, number>) => Promise<number>> = {
       burst: async (statuses) => {
         const sent = await Promise.all(
-          Array.from({ length: BURST }, (_, i) => submitConversion(server.url, 'csv-json', csv, `small-${i}.csv`)),
+          Array.from({ length: BURST }, (_, i) =>
+            submitConversion(server.url, 'csv-json', csv, `small-${i}.csv`),
+          ),
         );
         for (const s of sent) statuses.set(s.status, (statuses.get(s.status) ?? 0) + 1);
         const done = await Promise.all(sent.filter((s) => s.id).map((s) => waitFinished(server.url, s.id!)));
@@ -136,7 +141,9 @@ async function main(): Promise<void> {
       },
       'burst-wait': async (statuses) => {
         const sent = await Promise.all(
-          Array.from({ length: BURST }, (_, i) => convertAndWait(server.url, 'csv-json', bytes, `small-${i}.csv`)),
+          Array.from({ length: BURST }, (_, i) =>
+            convertAndWait(server.url, 'csv-json', bytes, `small-${i}.csv`),
+          ),
         );
         for (const s of sent) statuses.set(s.status, (statuses.get(s.status) ?? 0) + 1);
         return sent.filter((s) => s.request?.status === 'succeeded').length;
