@@ -80,10 +80,20 @@ export async function unlockPpt(input: string, password: string, ctx: StepContex
   ctx.log('password-protected PowerPoint 97 deck: Apache POI decrypts it for LibreOffice');
   try {
     // Java's single-file launch compiles the source in memory; the JVM reserves far more address
-    // space than it uses, so the usual cap would stop it starting.
+    // space than it uses, so the usual cap would stop it starting: its heap is capped instead (a
+    // deck is read whole; Java's default would be a quarter of the machine's memory).
     await runProcess(
       java,
-      ['-Djava.awt.headless=true', '-XX:-UsePerfData', '-cp', POI_JARS.join(':'), source, input, output],
+      [
+        '-Xmx768m',
+        '-Djava.awt.headless=true',
+        '-XX:-UsePerfData',
+        '-cp',
+        POI_JARS.join(':'),
+        source,
+        input,
+        output,
+      ],
       ctx,
       { input: password, limits: { addressSpaceBytes: null } },
     );
