@@ -15,6 +15,7 @@ const BENCHES = [
   'detect',
   'office',
   'chromium',
+  'first-conversion',
   'service-overhead',
   'upload',
   'poll',
