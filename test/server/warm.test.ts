@@ -18,10 +18,17 @@ const hasChromium = spawnSync('chromium', ['--version']).status === 0;
 
 const dirs: string[] = [];
 const children: ChildServer[] = [];
-afterAll(() => {
-  for (const c of children) if (c.child.exitCode === null) c.child.kill('SIGKILL');
+// SIGTERM, so each server closes the browser it started (SIGKILL would leave it to notice alone).
+afterAll(async () => {
+  for (const c of children) {
+    if (c.child.exitCode !== null) continue;
+    c.child.kill('SIGTERM');
+    const killer = setTimeout(() => c.child.kill('SIGKILL'), 20_000);
+    await c.exited;
+    clearTimeout(killer);
+  }
   for (const d of dirs) removeDir(d);
-});
+}, 60_000);
 
 async function start(extra: string[]): Promise<ChildServer> {
   const dir = tempDir();
