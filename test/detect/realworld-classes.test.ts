@@ -139,6 +139,37 @@ describe('UTF-32 and audio-only MP4 (classes of the upstream source)', () => {
 });
 
 describe('text classes', () => {
+  it('a long changelog is read from its first pages: C++ quoted further down does not make it C++', () => {
+    const entries = Array.from(
+      { length: 160 },
+      (_, i) => `Release 0.20.${i} fixed the reader of camera model ${i} and its white balance.\n`,
+    ).join('');
+    const quoted = [
+      '#include <vector>',
+      'namespace raw {',
+      'template <typename T> class Buffer {',
+      'public:',
+      '  std::vector<T> data;',
+      '  Buffer::Buffer(int n) noexcept;',
+      '};',
+      '}',
+    ].join('\n');
+    expect(entries.length).toBeGreaterThan(8192);
+    expect(sniff(`${entries}${quoted}\n`)).toBe('txt');
+    // The same lines near the top are what the text is.
+    expect(sniff(`${quoted}\n${entries}`)).toBe('cpp');
+  });
+
+  it('a minified script, one long line after its licence comment, is still scored as a script', () => {
+    const body = Array.from(
+      { length: 400 },
+      (_, i) => `function f${i}(a){return a+${i}};var v${i}=f${i}(1);`,
+    ).join('');
+    const minified = `/*! example v1.0 | MIT licence */\n${body}export default f1;\n`;
+    expect(body.length).toBeGreaterThan(8192);
+    expect(sniffText(Buffer.from(minified), true)).toMatchObject({ id: 'js' });
+  });
+
   it.each([
     [
       '% Copyright (C) 2001 Example, Inc.  All rights reserved.\n%\n% Procedures for image operators.\n\n/.imagefix {\n  currentdict /Decode known { pop } if\n  1 index exch\n} bind def\n/.setcs { systemdict /setcolorspace get exec } bind odef\n',

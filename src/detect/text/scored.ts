@@ -392,8 +392,33 @@ const FIRST_CHARS = 4096;
 /** A score that, reached in the first lines, settles the format without reading on. */
 const SETTLED = 6;
 
+/**
+ * Most characters of a head that are scored (cut at a line end). Traits count once however often
+ * they occur, so what a text is shows in its first pages; past them, a long changelog or word list
+ * only gives its scattered lines more chances to look like code (LibRaw's changelog quoting C++
+ * read as C++), and scoring the rest of a 64 KB head was half of a batch's detection time. Over
+ * the real-world corpus (3,192 files), scoring 8 KB instead of the whole head changed one format,
+ * that changelog's, to the text it is; ten texts kept their format at a lower confidence (fewer
+ * traits seen: Markdown, SQL, TeX and PostScript 0.7 to 0.6, three generated JavaScript indexes
+ * 0.6 to 0.5). 16 KB changed three findings and saved a third as much time.
+ */
+const SCORED_CHARS = 8192;
+
+/**
+ * Where the scored part of a long head ends: at the last line end within SCORED_CHARS, or, when
+ * that leaves less than half of them (a minified script is one long line after its licence
+ * comment), at the first line end after them.
+ */
+function scoredEnd(head: string): number {
+  const before = head.lastIndexOf('\n', SCORED_CHARS);
+  if (before >= SCORED_CHARS / 2) return before;
+  const after = head.indexOf('\n', SCORED_CHARS);
+  return after < 0 ? head.length : after;
+}
+
 /** The prose or code format whose traits the text shows most, if any shows enough. */
-export function bestScored(text: string): { id: FormatId; score: number } | undefined {
+export function bestScored(head: string): { id: FormatId; score: number } | undefined {
+  const text = head.length > SCORED_CHARS ? head.slice(0, scoredEnd(head)) : head;
   if (text.length <= FIRST_CHARS) return scoreAll(text);
   const end = text.lastIndexOf('\n', FIRST_CHARS);
   const first = scoreAll(text.slice(0, end > 0 ? end : FIRST_CHARS));
