@@ -69,9 +69,11 @@ const OUTPUT_INTENT_SCAN_BYTES = 64 * 1024 * 1024;
 
 /**
  * RunTool.pdfForPages: qpdf copies the pages into an empty document (the catalog's output intent,
- * outline and metadata stay behind; pages, their text and pictures are the same). A PDF without
- * the key in its bytes is read as it is; so is one whose catalog sits in a compressed object
- * stream (found slow, not wrong), and one qpdf cannot copy (encrypted, damaged).
+ * outline and metadata stay behind; pages, their text and pictures are the same). Copied: a PDF
+ * whose bytes name an output intent, or a PDF/A identification in its metadata (OCRmyPDF keeps the
+ * catalog in a compressed object stream, where the intent cannot be seen, and its metadata plain).
+ * Any other PDF is read as it is (one hiding an intent is read slowly, not wrongly), and so is one
+ * qpdf cannot copy (encrypted, damaged).
  */
 async function pagesWithoutOutputIntent(
   pdf: string,
@@ -79,7 +81,9 @@ async function pagesWithoutOutputIntent(
   target: () => Promise<string>,
 ): Promise<string> {
   const size = (await stat(pdf)).size;
-  if (size > OUTPUT_INTENT_SCAN_BYTES || !(await readFile(pdf)).includes('/OutputIntents')) return pdf;
+  if (size > OUTPUT_INTENT_SCAN_BYTES) return pdf;
+  const bytes = await readFile(pdf);
+  if (!bytes.includes('/OutputIntents') && !bytes.includes('pdfaid:part')) return pdf;
   const copy = await target();
   const done = await run('qpdf', ['--warning-exit-0', '--empty', '--pages', pdf, '--', copy]);
   return done === undefined ? pdf : copy;

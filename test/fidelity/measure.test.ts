@@ -270,6 +270,12 @@ describe('checks of a PDF with an output intent', () => {
       expect(path).not.toBe(pdfa);
       expect(readFileSync(path).includes('/OutputIntents')).toBe(false);
       expect(await run.pdfForPages!(pdf)).toBe(pdf);
+      // With the catalog in an object stream (as OCRmyPDF writes), the PDF/A identification in
+      // the plain metadata still tells.
+      const packed = join(outDir, 'packed.pdf');
+      execFileSync('qpdf', ['--object-streams=generate', pdfa, packed]);
+      expect(readFileSync(packed).includes('/OutputIntents')).toBe(false);
+      expect(await run.pdfForPages!(packed)).not.toBe(packed);
       return path;
     });
     // The copy lives in the measuring scratch folder, removed with it.
