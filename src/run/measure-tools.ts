@@ -49,9 +49,9 @@ export async function withTools<T>(
   run.pdfForPages = (pdf) => {
     let copy = copies.get(pdf);
     if (!copy) {
-      copy = pagesWithoutOutputIntent(pdf, run, async () =>
-        join(await scratch(), `pages-${copies.size}.pdf`),
-      );
+      // Named now: the folder is made later, when other PDFs may have been asked for meanwhile.
+      const name = `pages-${copies.size}.pdf`;
+      copy = pagesWithoutOutputIntent(pdf, run, async () => join(await scratch(), name));
       copies.set(pdf, copy);
     }
     return copy;

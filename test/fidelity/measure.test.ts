@@ -265,6 +265,7 @@ describe('checks of a PDF with an output intent', () => {
     const pdfa = made.files[0]!.path;
     expect(readFileSync(pdfa).includes('/OutputIntents')).toBe(true);
 
+    const packed = join(outDir, 'packed.pdf');
     const copy = await withTools(undefined, async (run) => {
       const path = await run.pdfForPages!(pdfa);
       expect(path).not.toBe(pdfa);
@@ -272,7 +273,6 @@ describe('checks of a PDF with an output intent', () => {
       expect(await run.pdfForPages!(pdf)).toBe(pdf);
       // With the catalog in an object stream (as OCRmyPDF writes), the PDF/A identification in
       // the plain metadata still tells.
-      const packed = join(outDir, 'packed.pdf');
       execFileSync('qpdf', ['--object-streams=generate', pdfa, packed]);
       expect(readFileSync(packed).includes('/OutputIntents')).toBe(false);
       expect(await run.pdfForPages!(packed)).not.toBe(packed);
@@ -280,6 +280,15 @@ describe('checks of a PDF with an output intent', () => {
     });
     // The copy lives in the measuring scratch folder, removed with it.
     expect(() => readFileSync(copy)).toThrow();
+
+    // A PDF/A source and a PDF/A output, asked for at once, get a copy each.
+    await withTools(undefined, async (run) => {
+      const [a, b] = await Promise.all([run.pdfForPages!(pdfa), run.pdfForPages!(packed)]);
+      expect(a).not.toBe(b);
+      expect(execFileSync('qpdf', ['--show-npages', a], { encoding: 'utf8' }).trim()).toBe(
+        execFileSync('qpdf', ['--show-npages', b], { encoding: 'utf8' }).trim(),
+      );
+    });
 
     // The same measures poppler gives on the PDF/A itself, read without the copy.
     const direct: RunTool = async (tool, args) => execFileSync(tool, args, { encoding: 'utf8' });
