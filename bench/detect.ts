@@ -20,6 +20,7 @@ import { join } from 'node:path';
 import { detectFile } from '../src/detect/index.js';
 import { assertBuilt, compareBatch, corpusFiles, type Side } from './lib/detect-batch.js';
 import { copyFixtures } from './lib/detect-corpus.js';
+import { median } from './lib/stats.js';
 
 const COPIES = Number(process.argv[2] ?? 4);
 const ROUNDS = 9;
@@ -66,8 +67,6 @@ async function timed(run: () => Promise<void> | void): Promise<number> {
   return performance.now() - start;
 }
 
-const medianOf = (times: number[]) => [...times].sort((a, b) => a - b)[Math.floor(times.length / 2)]!;
-
 /**
  * Rounds alternate between the two sides so a busy machine slows both alike; the medians count.
  */
@@ -80,7 +79,7 @@ async function compare(files: string[]): Promise<{ oursMs: number; baseMs: numbe
     ours.push(await timed(() => detectAll(files)));
     base.push(await timed(() => libmagicAll(files)));
   }
-  return { oursMs: medianOf(ours), baseMs: medianOf(base) };
+  return { oursMs: median(ours), baseMs: median(base) };
 }
 
 const dir = mkdtempSync(join(tmpdir(), 'fileconv-bench-detect-'));

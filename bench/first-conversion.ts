@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { invoiceHtml } from '../test/converters/_web-pages.js';
 import { makeDocx } from '../test/office-pool/inputs.js';
 import { convertOverHttp, removeDir, seconds, startServe, tempDir } from './lib/serve.js';
+import { median } from './lib/stats.js';
 
 const ROUNDS = Number(process.argv[2] ?? 3);
 /** Long enough for both engines to start (about 2 s each here) on a server given --warm. */
@@ -26,7 +27,6 @@ const CASES = [
   { label: 'docx-pdf', input: docx, name: 'report.docx' },
 ] as const;
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const times: Record<string, { warm: number[]; cold: number[] }> = {};
 let n = 0;
 

@@ -22,6 +22,7 @@ import {
   tempDir,
   waitFinished,
 } from './lib/serve.js';
+import { median } from './lib/stats.js';
 
 const N = Number(process.argv[2] ?? 20);
 const ROUNDS = 3;
@@ -68,8 +69,6 @@ async function mergeOverHttp(base: string, files: string[], options: object, des
   if (done.status !== 'succeeded') throw new Error(`merge ${done.status}: ${JSON.stringify(done.error)}`);
   await download(base, answer.request_id, 'pdf', dest);
 }
-
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 async function main(): Promise<void> {
   const dir = tempDir('fileconv-bench-merge-');

@@ -19,6 +19,7 @@ import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { build } from 'tsup';
 import { copyFixtures, fixtureFiles } from './lib/detect-corpus.js';
+import { median } from './lib/stats.js';
 
 const ROOT = join(import.meta.dirname, '..');
 const CLI = join(ROOT, 'dist', 'cli.js');
@@ -57,7 +58,6 @@ function measure(sides: Record<string, Side>): Record<string, { wall: number; cp
       cpus[name]! += t.cpu;
     }
   }
-  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
   return Object.fromEntries(
     Object.keys(sides).map((k) => [k, { wall: median(walls[k]!), cpu: cpus[k]! / ROUNDS }]),
   );

@@ -14,6 +14,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { copyFixtures } from './lib/detect-corpus.js';
+import { median } from './lib/stats.js';
 
 const ROOT = join(import.meta.dirname, '..');
 const CLI = join(ROOT, 'dist', 'cli.js');
@@ -30,8 +31,6 @@ function run(cmd: string, args: string[]): number {
   }
   return performance.now() - start;
 }
-
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 function measure(sides: Record<string, [string, string[]]>): Record<string, number> {
   const times: Record<string, number[]> = Object.fromEntries(Object.keys(sides).map((k) => [k, []]));

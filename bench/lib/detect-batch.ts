@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { getFormat } from '../../src/formats/index.js';
 import { cacheDir } from '../../test/corpus/fetch.js';
 import { fetchSources } from '../../test/corpus/sources.js';
+import { median } from './stats.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const BIN = join(ROOT, 'bin', 'fileconv');
@@ -62,7 +63,6 @@ function timedRun(cmd: string, args: string[]): Side {
   return { wallMs, cpuMs: ((user ?? 0) + (system ?? 0)) * 1000 };
 }
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
 
 /**
