@@ -268,6 +268,10 @@ const OPTIONS = {
 };
 type Options = OptionValues<typeof OPTIONS>;
 
+/** What doctor and `--warm` say when the office pool cannot start. */
+const poolUnavailable = (reason: string | undefined) =>
+  `warm pool unavailable (${reason}); conversions use one-shot soffice`;
+
 export default defineConverter({
   name: 'libreoffice',
   description: 'LibreOffice headless: word processing, spreadsheet and presentation files, and PDF export',
@@ -292,8 +296,7 @@ export default defineConverter({
   probe: () => probeBinary(['soffice', 'libreoffice'], ['--version'], /LibreOffice (\d[\d.]*)/),
   async diagnose() {
     const pool = await officePoolAvailable();
-    if (!pool.ok)
-      return [`warm pool unavailable (${pool.reason}); conversions use one-shot soffice`, pptUnlockStatus()];
+    if (!pool.ok) return [poolUnavailable(pool.reason), pptUnlockStatus()];
     const status = officePoolStatus();
     return [
       `warm pool: ${status.size} instance(s), restart after ${status.maxConversions} conversions`,
@@ -302,8 +305,7 @@ export default defineConverter({
   },
   async warm() {
     const pool = await officePoolAvailable();
-    if (!pool.ok)
-      throw new Error(`the warm pool is unavailable (${pool.reason}); conversions use one-shot soffice`);
+    if (!pool.ok) throw new Error(poolUnavailable(pool.reason));
   },
   async run({ edge, input, outDir, options: given }, ctx) {
     const options = optionsFor(OPTIONS, given);
