@@ -9,7 +9,7 @@ export function fixtureFiles(dir = DETECT_FIXTURES): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
     const path = join(dir, e.name);
     if (e.isDirectory()) return fixtureFiles(path);
-    return e.name === 'expected.json' || e.name === 'README.md' ? [] : [path];
+    return /^expected(-[a-z]+)?\.json$/.test(e.name) || e.name === 'README.md' ? [] : [path];
   });
 }
 

@@ -1,7 +1,13 @@
 import { FAMILIES, FORMATS, type FormatDef } from '../formats/index.js';
+import { DETECTED_BY_BINARY } from './detected-by/binary.js';
+import { DETECTED_BY_DOCUMENTS } from './detected-by/documents.js';
+import { DETECTED_BY_MEDIA } from './detected-by/media.js';
 
 /** How detection recognises each format, in words for the table. */
 const DETECTED_BY: Record<string, string> = {
+  ...DETECTED_BY_DOCUMENTS,
+  ...DETECTED_BY_MEDIA,
+  ...DETECTED_BY_BINARY,
   pdf: 'signature `%PDF-`',
   pdfa: 'reported as `pdf` (a PDF/A file is a PDF); a declared `pdfa` matches a detected `pdf`',
   doc: 'OLE2 directory: `WordDocument` stream',

@@ -1,9 +1,12 @@
-import type { FormatDef, FormatFamily } from './types.js';
-
-type Row = [id: string, name: string, family: FormatFamily, mime: string, ext?: string[], aliases?: string[]];
+import { BINARY_ROWS } from './rows/binary.js';
+import { DATA_ROWS } from './rows/data.js';
+import { DOCUMENT_ROWS } from './rows/documents.js';
+import { MEDIA_ROWS } from './rows/media.js';
+import { TEXT_ROWS } from './rows/text.js';
+import type { FormatDef, FormatRow } from './types.js';
 
 // One row a format: id, name, family, media type, extensions (default [id]), aliases.
-const ROWS: Row[] = [
+const ROWS: FormatRow[] = [
   // documents
   ['pdf', 'PDF document', 'document', 'application/pdf'],
   ['pdfa', 'PDF/A archival document', 'document', 'application/pdf', ['pdf'], ['pdf-a']],
@@ -120,6 +123,13 @@ const ROWS: Row[] = [
   ['makefile', 'Makefile', 'code', 'text/x-makefile', ['mk', 'mak', 'make'], ['make', 'gnumakefile']],
   // unknown bytes
   ['bin', 'Unknown binary data', 'data', 'application/octet-stream', ['bin'], ['octet-stream']],
+  // The formats people exchange beyond these, one file a family. They come after the rows above,
+  // so an extension or media type both name (`ts`, `audio/mpeg`) keeps resolving to the older row.
+  ...DOCUMENT_ROWS,
+  ...DATA_ROWS,
+  ...TEXT_ROWS,
+  ...MEDIA_ROWS,
+  ...BINARY_ROWS,
 ];
 
 /** Whole file names that name a format without an extension (matched case-insensitively). */

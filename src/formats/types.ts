@@ -10,6 +10,9 @@ export const FAMILIES = [
   'archive',
   'text',
   'code',
+  'font',
+  'model',
+  'executable',
 ] as const;
 
 /** What kind of thing a file is. */
@@ -35,3 +38,13 @@ export interface FormatDef {
    */
   detectsAs?: FormatId;
 }
+
+/** One row of the registry: id, name, family, media type, extensions (default [id]), aliases. */
+export type FormatRow = [
+  id: string,
+  name: string,
+  family: FormatFamily,
+  mime: string,
+  ext?: string[],
+  aliases?: string[],
+];

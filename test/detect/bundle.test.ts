@@ -22,7 +22,7 @@ function newest(dir: string): number {
 }
 
 const fixtures = readdirSync(FIXTURES, { recursive: true, withFileTypes: true })
-  .filter((e) => e.isFile() && e.name !== 'expected.json' && e.name !== 'README.md')
+  .filter((e) => e.isFile() && !/^expected(-[a-z]+)?\.json$/.test(e.name) && e.name !== 'README.md')
   .map((e) => join(e.parentPath, e.name))
   .sort();
 

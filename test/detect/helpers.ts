@@ -1,13 +1,20 @@
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll } from 'vitest';
 
 export const FIXTURES = join(import.meta.dirname, '..', 'fixtures', 'detect');
 
-/** Fixture path (relative to the fixture folder) -> the canonical id its bytes must be detected as. */
-export const EXPECTED: Record<string, string> = JSON.parse(
-  readFileSync(join(FIXTURES, 'expected.json'), 'utf8'),
+/**
+ * Fixture path (relative to the fixture folder) -> the canonical id its bytes must be detected as:
+ * `expected.json` and one `expected-FAMILY.json` for each family of formats added later.
+ */
+export const EXPECTED: Record<string, string> = Object.assign(
+  {},
+  ...readdirSync(FIXTURES)
+    .filter((name) => /^expected(-[a-z]+)?\.json$/.test(name))
+    .sort()
+    .map((name) => JSON.parse(readFileSync(join(FIXTURES, name), 'utf8'))),
 );
 
 export const fixture = (name: string) => join(FIXTURES, name);
