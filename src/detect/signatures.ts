@@ -60,10 +60,24 @@ export function matchSignature(head: Buffer): Finding | undefined {
   const pdf = head.subarray(0, PDF_HEADER_WINDOW + 8).indexOf('%PDF-');
   if (pdf > 0 && /^%PDF-\d\.\d/.test(head.toString('latin1', pdf, pdf + 8)))
     return { id: 'pdf', confidence: CONFIDENCE.CONTAINER };
+  const dashless = dashlessPdfHeader(head);
+  if (dashless) return dashless;
   // PostScript programs may open with a bare `%!` or `%!PS` instead of the DSC `%!PS-Adobe-` line.
   if (/^%!(PS)?\s/.test(head.toString('latin1', 0, 5)))
     return { id: 'ps', confidence: CONFIDENCE.STRONG_TEXT };
   return undefined;
+}
+
+/**
+ * A header that lost its dash (`%PDF1.4`), which writers of broken PDFs emit and poppler and qpdf
+ * still open by their objects: taken only when numbered objects follow within the head, so prose
+ * that mentions "%PDF1.4" is not a PDF.
+ */
+function dashlessPdfHeader(head: Buffer): Finding | undefined {
+  const window = head.toString('latin1', 0, PDF_HEADER_WINDOW + 8);
+  const at = window.search(/%PDF\d\.\d/);
+  if (at < 0 || !/\d+\s+\d+\s+obj\b/.test(head.toString('latin1', at, at + 16 * 1024))) return undefined;
+  return { id: 'pdf', confidence: CONFIDENCE.TEXT };
 }
 
 /**

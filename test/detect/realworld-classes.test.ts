@@ -49,6 +49,26 @@ describe('binary classes', () => {
     expect(await detectBytes(pdf)).toEqual({ id: 'pdf', confidence: 0.9 });
   });
 
+  // The header deviations PDF readers tolerate (libmagic and Tika list the BOM and newline ones).
+  it.each([
+    ['a UTF-8 byte order mark', (pdf: Buffer) => Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), pdf])],
+    ['a newline', (pdf: Buffer) => Buffer.concat([Buffer.from('\n'), pdf])],
+    [
+      'a binary comment',
+      (pdf: Buffer) => Buffer.concat([Buffer.from([0x25, 0xe2, 0xe3, 0xcf, 0xd3, 0x0a]), pdf]),
+    ],
+    ['a header without its dash', (pdf: Buffer) => Buffer.concat([Buffer.from('%PDF1.'), pdf.subarray(7)])],
+  ])('a PDF behind %s is a PDF', async (_name, vary) => {
+    const found = await detectBytes(vary(real('document.pdf')));
+    expect(found.id).toBe('pdf');
+    expect(found.confidence).toBeGreaterThanOrEqual(0.5);
+  });
+
+  it('prose that mentions a dashless PDF header is not a PDF', async () => {
+    const text = Buffer.from('Broken writers emit %PDF1.4 headers.\nReaders still open them.\n');
+    expect((await detectBytes(text)).id).toBe('txt');
+  });
+
   it('an AVIF whose major brand is generic HEIF lists avif among its compatible brands', async () => {
     const avif = Buffer.from(real('image.avif'));
     const major = avif.toString('latin1', 8, 12);
