@@ -1,10 +1,11 @@
-import { readFile, stat } from 'node:fs/promises';
+import { readFile, rm, stat } from 'node:fs/promises';
 import yauzl from 'yauzl';
 import { FileconvError } from '../../src/errors/index.js';
 import { inMemoryChecks } from '../../src/fidelity/in-memory.js';
 import { decodeText, parseText, readWorkbook } from './parse.js';
 import { serializeData, writeData } from './serialize.js';
 import type { DataBytesTask, DataTask } from './tasks.js';
+import { inReadingOrder } from './xlsx-order.js';
 
 /** Parsed in memory, so inputs are bounded well below what would strain the process. */
 export const MAX_INPUT_BYTES = 50 * 1024 * 1024;
@@ -75,7 +76,13 @@ export async function convertData({
   let columns: string[] | undefined;
   if (from === 'xlsx') {
     await checkWorkbook(input);
-    const { records, columns: names, sheet: chosen } = await readWorkbook(input, sheet);
+    const copy = `${output}.in-order.xlsx`;
+    const readable = await inReadingOrder(input, copy);
+    const {
+      records,
+      columns: names,
+      sheet: chosen,
+    } = await readWorkbook(readable, sheet).finally(() => rm(copy, { force: true }));
     columns = names;
     const why = sheet !== undefined ? 'as asked' : 'the first sheet with data';
     note = `sheet ${chosen.position} of ${chosen.of}, "${chosen.name}" (${why})`;

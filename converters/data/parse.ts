@@ -220,9 +220,10 @@ function cellToValue(v: ExcelJS.CellValue): unknown {
   if ('richText' in v) return v.richText.map((r) => r.text).join('');
   if ('formula' in v || 'sharedFormula' in v)
     return cellToValue((v as ExcelJS.CellFormulaValue).result as ExcelJS.CellValue);
-  if ('hyperlink' in v) return (v as ExcelJS.CellHyperlinkValue).text;
+  // A hyperlink's text may itself be rich text.
+  if ('hyperlink' in v) return cellToValue((v as ExcelJS.CellHyperlinkValue).text as ExcelJS.CellValue);
   if ('error' in v) return (v as ExcelJS.CellErrorValue).error;
-  return String(v);
+  return JSON.stringify(v);
 }
 
 /** The sheet a workbook conversion used: its name and 1-based position in the workbook's tab order. */

@@ -2,6 +2,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import ExcelJS from 'exceljs';
 import { XMLParser } from 'fast-xml-parser';
+import { unzipSync } from 'fflate';
 import Papa from 'papaparse';
 import { parse as parseToml } from 'smol-toml';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -117,6 +118,27 @@ describe('data converter', () => {
     const rows = await readRecords(to, files[0]!);
     // Text outputs (csv, tsv, xml) carry the age as text; compare it as a number.
     expect(rows.map((r) => ({ ...r, age: Number(r.age) }))).toEqual(RECORDS);
+  });
+
+  // LibreOffice (which writes every XLS and ODS the office engine turns into XLSX) and R's
+  // openxlsx store the sheets before the shared strings; read straight, exceljs's stream reader
+  // gave "[object Object]" for header rows in most runs on a workbook of several sheets.
+  it('reads a workbook whose sheets come before its shared strings, every time', async () => {
+    const wb = new ExcelJS.Workbook();
+    for (let s = 0; s < 6; s++) wb.addWorksheet(`Sheet${s}`).addRow([`S${s}A1`, `S${s}B1`]);
+    const parts = Object.entries(unzipSync(new Uint8Array(await wb.xlsx.writeBuffer())));
+    const late = (name: string) => name === 'xl/sharedStrings.xml' || name.startsWith('xl/_rels/');
+    const zip = new yazl.ZipFile();
+    for (const [name, bytes] of parts.sort(([a], [b]) => Number(late(a)) - Number(late(b))))
+      if (!name.endsWith('/')) zip.addBuffer(Buffer.from(bytes), name);
+    zip.end();
+    const chunks: Buffer[] = [];
+    for await (const chunk of zip.outputStream) chunks.push(chunk as Buffer);
+    const input = sample('late-strings.xlsx', Buffer.concat(chunks));
+    for (let run = 0; run < 8; run++) {
+      const { files } = await runStep(data, 'xlsx', 'csv', input);
+      expect(readFileSync(files[0]!, 'utf8').split(/\r?\n/)[0]).toBe('S0A1,S0B1');
+    }
   });
 
   it('round-trips a nested tree json -> yaml -> toml -> json', async () => {
