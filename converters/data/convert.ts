@@ -2,9 +2,10 @@ import { readFile, rm, stat } from 'node:fs/promises';
 import yauzl from 'yauzl';
 import { FileconvError } from '../../src/errors/index.js';
 import { inMemoryChecks } from '../../src/fidelity/in-memory.js';
-import { decodeText, parseText, readWorkbook } from './parse.js';
+import { decodeText, parseText } from './parse.js';
 import { serializeData, writeData } from './serialize.js';
 import type { DataBytesTask, DataTask } from './tasks.js';
+import { readWorkbook } from './workbook.js';
 import { inReadingOrder } from './xlsx-order.js';
 
 /** Parsed in memory, so inputs are bounded well below what would strain the process. */

@@ -1,4 +1,3 @@
-import ExcelJS from 'exceljs';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import Papa from 'papaparse';
 import { parse as parseToml } from 'smol-toml';
@@ -11,11 +10,11 @@ import { type DataRecord, typedCell } from './shape.js';
 /** A YAML document may reuse anchors a little; past this it is an expansion bomb. */
 export const YAML_MAX_ALIASES = 50;
 
-function malformed(format: string, detail: string, cause?: unknown): FileconvError {
+export function malformed(format: string, detail: string, cause?: unknown): FileconvError {
   return new FileconvError('MALFORMED_DOCUMENT', `The file is not valid ${format}: ${detail}`, { cause });
 }
 
-function firstLine(e: unknown): string {
+export function firstLine(e: unknown): string {
   return String((e as Error)?.message ?? e)
     .split('\n')[0]!
     .slice(0, 200);
@@ -87,7 +86,7 @@ function parseXml(source: string): unknown {
 }
 
 /** The widest row's length (a loop: spreading a million rows into Math.max overflows the stack). */
-function widest(header: readonly unknown[], body: readonly (readonly unknown[])[]): number {
+export function widest(header: readonly unknown[], body: readonly (readonly unknown[])[]): number {
   let width = header.length;
   for (const row of body) if (row.length > width) width = row.length;
   return width;
@@ -212,142 +211,4 @@ export function parseText(format: FormatId, text: string): unknown {
     throw malformed(format.toUpperCase(), firstLine(e), e);
   }
   throw new FileconvError('CONVERT_FAILED', `The data engine cannot read ${format}.`);
-}
-
-function cellToValue(v: ExcelJS.CellValue): unknown {
-  if (v === null || v === undefined) return null;
-  if (v instanceof Date || typeof v !== 'object') return v;
-  if ('richText' in v) return v.richText.map((r) => r.text).join('');
-  if ('formula' in v || 'sharedFormula' in v)
-    return cellToValue((v as ExcelJS.CellFormulaValue).result as ExcelJS.CellValue);
-  // A hyperlink's text may itself be rich text.
-  if ('hyperlink' in v) return cellToValue((v as ExcelJS.CellHyperlinkValue).text as ExcelJS.CellValue);
-  if ('error' in v) return (v as ExcelJS.CellErrorValue).error;
-  return JSON.stringify(v);
-}
-
-/** The sheet a workbook conversion used: its name and 1-based position in the workbook's tab order. */
-export interface ChosenSheet {
-  name: string;
-  position: number;
-  /** Sheets in the workbook. */
-  of: number;
-}
-
-export interface WorkbookTable {
-  records: DataRecord[];
-  /** The header row's names, also when no row follows it. */
-  columns: string[];
-  sheet: ChosenSheet;
-}
-
-interface SheetRows {
-  name: string;
-  position: number;
-  hidden: boolean;
-  rows: unknown[][];
-}
-
-function hasData(rows: readonly unknown[][]): boolean {
-  return rows.some((r) => r.some((v) => v !== null && v !== ''));
-}
-
-/** Sheets as the workbook lists them (tab order), with their names; the reader's own model. */
-interface ReaderModel {
-  model?: { sheets?: { name: string }[] };
-}
-
-interface SheetScan {
-  chosen?: SheetRows;
-  seen: { name: string; position: number }[];
-  tabs: { name: string }[];
-}
-
-/** One pass of the stream reader over the workbook, keeping only the rows of the chosen sheet. */
-async function scanSheets(path: string, wanted: string | undefined): Promise<SheetScan> {
-  const seen: { name: string; position: number }[] = [];
-  let tabs: { name: string }[] = [];
-  let chosen: SheetRows | undefined;
-  const reader = new ExcelJS.stream.xlsx.WorkbookReader(path, {
-    sharedStrings: 'cache',
-    styles: 'cache', // dates are numbers with a date style
-    hyperlinks: 'ignore',
-    worksheets: 'emit',
-    entries: 'emit',
-  });
-  for await (const sheet of reader) {
-    tabs = (reader as unknown as ReaderModel).model?.sheets ?? [];
-    // the stream reader sets both from workbook.xml; its typings leave them out
-    const { name, state = 'visible' } = sheet as unknown as { name: string; state?: string };
-    const index = tabs.findIndex((t) => t.name === name);
-    const position = index >= 0 ? index + 1 : seen.length + 1;
-    seen.push({ name, position });
-    const picked = wanted !== undefined;
-    // an exact name beats a sheet whose position happens to be the same digits
-    const byName = picked && name === wanted;
-    const byPosition = picked && String(position) === wanted && !tabs.some((t) => t.name === wanted);
-    const skip = picked ? !byName && !byPosition : chosen !== undefined && chosen.position < position;
-    const rows: unknown[][] = [];
-    // A skipped sheet is still read through: the reader may have parked it in a temp file that
-    // it removes once the sheet's turn is over.
-    for await (const row of sheet) {
-      if (skip) continue;
-      const values = Array.isArray(row.values) ? row.values.slice(1) : [];
-      rows.push(Array.from(values, (v) => cellToValue(v as ExcelJS.CellValue)));
-    }
-    if (skip) continue;
-    const candidate = { name, position, hidden: state !== 'visible', rows };
-    if (picked) {
-      chosen = candidate;
-      break;
-    }
-    if (candidate.hidden || !hasData(rows)) continue;
-    chosen = candidate;
-    // Sheets come in file order, mostly the tab order: once every earlier tab was seen empty,
-    // no later sheet can come first, and the rest of the workbook is not read.
-    const earlier = new Set(seen.map((s) => s.position));
-    if (Array.from({ length: position - 1 }, (_, i) => i + 1).every((p) => earlier.has(p))) break;
-  }
-  return { chosen, seen, tabs };
-}
-
-/**
- * One sheet of a workbook as records keyed by its first row, read as a stream. `wanted` names the
- * sheet (an exact name first, else a 1-based position); without it, the first visible sheet that
- * holds data, so an empty cover sheet does not give an empty table. Only the chosen sheet's rows
- * are kept.
- */
-export async function readWorkbook(path: string, wanted?: string): Promise<WorkbookTable> {
-  let scan: SheetScan;
-  try {
-    scan = await scanSheets(path, wanted);
-  } catch {
-    // exceljs's stream reader now and then loses a race between the parts of a valid workbook
-    // (it reads the sheet list before it is parsed); a second pass reads it, a damaged file fails again.
-    try {
-      scan = await scanSheets(path, wanted);
-    } catch (e) {
-      if (e instanceof FileconvError) throw e;
-      throw malformed('XLSX', firstLine(e), e);
-    }
-  }
-  const { seen, tabs } = scan;
-  let { chosen } = scan;
-  const listed = tabs.length >= seen.length ? tabs.map((t, i) => ({ name: t.name, position: i + 1 })) : seen;
-  const of = listed.length;
-  if (!chosen) {
-    if (wanted === undefined)
-      chosen = { name: listed[0]?.name ?? 'Sheet1', position: 1, hidden: false, rows: [] };
-    else
-      throw new FileconvError(
-        'CONVERT_FAILED',
-        `The workbook has no sheet "${wanted}"; its sheets are ${listed.map((s) => `${s.position} "${s.name}"`).join(', ')}.`,
-      );
-  }
-  const [header = [], ...body] = chosen.rows;
-  const names = uniqueNames(header, widest(header, body));
-  const records = body.map(
-    (cells): DataRecord => Object.fromEntries(names.map((name, i) => [name, cells[i] ?? null])),
-  );
-  return { records, columns: names, sheet: { name: chosen.name, position: chosen.position, of } };
 }

@@ -2,7 +2,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import ExcelJS from 'exceljs';
 import { XMLParser } from 'fast-xml-parser';
-import { unzipSync } from 'fflate';
+import { strFromU8, strToU8, unzipSync, zipSync } from 'fflate';
 import Papa from 'papaparse';
 import { parse as parseToml } from 'smol-toml';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -139,6 +139,28 @@ describe('data converter', () => {
       const { files } = await runStep(data, 'xlsx', 'csv', input);
       expect(readFileSync(files[0]!, 'utf8').split(/\r?\n/)[0]).toBe('S0A1,S0B1');
     }
+  });
+
+  // LibreOffice writes an XLS's boolean cells as TRUE() and FALSE() formulas and keeps a
+  // workbook's 1904 date system: as read before, true became 1, false nothing, a date four years early.
+  it('keeps boolean formula cells and the dates of a 1904 workbook', async () => {
+    const wb = new ExcelJS.Workbook();
+    wb.properties.date1904 = true;
+    const ws = wb.addWorksheet('types');
+    ws.addRow(['flag', 'day']);
+    ws.addRow([{ formula: 'TRUE()', result: true }, new Date(Date.UTC(2016, 0, 1))]);
+    ws.addRow([{ formula: 'FALSE()', result: false }, new Date(Date.UTC(1999, 11, 31))]);
+    // LibreOffice spells the flag "true" where exceljs writes "1"
+    const parts = unzipSync(new Uint8Array(await wb.xlsx.writeBuffer()));
+    const book = strFromU8(parts['xl/workbook.xml']!).replace('date1904="1"', 'date1904="true"');
+    expect(book).toContain('date1904="true"');
+    parts['xl/workbook.xml'] = strToU8(book);
+    const input = sample('types.xlsx', Buffer.from(zipSync(parts)));
+    const { files } = await runStep(data, 'xlsx', 'json', input);
+    expect(JSON.parse(readFileSync(files[0]!, 'utf8'))).toEqual([
+      { flag: true, day: '2016-01-01T00:00:00.000Z' },
+      { flag: false, day: '1999-12-31T00:00:00.000Z' },
+    ]);
   });
 
   it('round-trips a nested tree json -> yaml -> toml -> json', async () => {
