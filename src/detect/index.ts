@@ -7,6 +7,7 @@ import {
   getFormat,
   resolveFormat,
 } from '../formats/index.js';
+import { detectBinaryFormat } from './binary/index.js';
 import { isAudioOnlyMp4 } from './isobmff.js';
 import { detectMagic } from './magic.js';
 import { inspectOle, isOleSignature } from './ole.js';
@@ -126,9 +127,11 @@ async function detectSource(src: ByteSource): Promise<Finding> {
   if (src.size === 0) return { id: 'bin', confidence: CONFIDENCE.NOTHING };
   if (isZipSignature(src.head)) return inspectZip(src);
   if (isOleSignature(src.head)) return inspectOle(src);
-  const signature = matchSignature(src.head) ?? (await flacAfterId3(src));
+  const looksLikeText = startsAsText(src.head);
+  const signature =
+    (await detectBinaryFormat(src, looksLikeText)) ?? matchSignature(src.head) ?? (await flacAfterId3(src));
   if (signature) return signature;
-  if (startsAsText(src.head)) {
+  if (looksLikeText) {
     const text = (await sniffPastBlankHead(src)) ?? sniffText(src.head, src.complete);
     if (text) return withEncoding(text, src);
   } else {

@@ -18,6 +18,13 @@ const FILE_TYPE_IDS: Record<string, string> = {
   cur: 'ico',
 };
 
+/**
+ * file-type's answers that are looser than the checks of binary/signatures.ts, which saw these
+ * bytes first and did not take them: any `78 01` zlib stream is not a DMG, nor `ISc(` (an
+ * InstallShield cabinet) a Microsoft Cabinet.
+ */
+const CHECKED_BEFORE = new Set(['dmg', 'cab']);
+
 /** Ids whose signature alone is not the whole story; the text sniffer decides these. */
 const LEFT_TO_TEXT = new Set(['xml']);
 
@@ -32,7 +39,7 @@ export async function detectMagic(
   if (LEFT_TO_TEXT.has(id)) return undefined;
   if (id === 'mobi')
     return { id: mobiVersion(src.head) === 8 ? 'azw3' : 'mobi', confidence: CONFIDENCE.SIGNATURE };
-  if (known(id)) return { id, confidence: CONFIDENCE.SIGNATURE };
+  if (known(id) && !CHECKED_BEFORE.has(id)) return { id, confidence: CONFIDENCE.SIGNATURE };
   // A signature of a format outside the registry (an executable, a RAR): known bytes, not ours.
   return { id: 'bin', confidence: CONFIDENCE.FOREIGN };
 }

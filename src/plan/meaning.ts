@@ -19,7 +19,8 @@ export type ContentKind =
   | 'motion'
   | 'clip'
   | 'recognised'
-  | 'transcript';
+  | 'transcript'
+  | 'contents';
 
 /** What a step does to the content, from the engine family and the family of the format it writes. */
 export type StepAction = 'words' | 'image' | 'audio' | 'video' | 'ocr' | 'speak' | 'transcribe';
@@ -178,6 +179,15 @@ export const KIND_RULES: readonly KindRule[] = [
       'through speech recognition is not what anyone converting a recording or a video to a ' +
       'document expects, and the recogniser gives no punctuation or layout to carry.',
   },
+  {
+    kind: 'contents',
+    what: 'the entries of an archive or a compressed file',
+    holders: { families: ['archive'], plus: ['txt'] },
+    turns: { words: { becomes: 'contents' } },
+    excludes:
+      'An archive gives a listing of its entries (plain text) or another archive of the same ' +
+      'entries; the listing is not a document to lay out, so archive to PDF, Word or HTML is not listed.',
+  },
 ];
 
 const RULES = new Map(KIND_RULES.map((r) => [r.kind, r]));
@@ -198,6 +208,8 @@ export function sourceKind(format: FormatId): ContentKind {
       return 'table';
     case 'code':
       return 'code';
+    case 'archive':
+      return 'contents';
     default:
       return 'prose';
   }

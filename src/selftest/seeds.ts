@@ -5,6 +5,7 @@ import sharp from 'sharp';
 import type { FormatId } from '../formats/index.js';
 import { findBinary } from '../run/binary.js';
 import { zipOutputs } from '../run/zip.js';
+import { writeArchiveSeeds } from './archives.js';
 import { psdFrom, writeOdp } from './containers.js';
 
 const TEXT = 'fileconv self-test\nThe quick brown fox jumps over the lazy dog.\n';
@@ -131,6 +132,7 @@ export async function writeSeeds(dir: string): Promise<Map<FormatId, string>> {
   const psd = join(dir, 'seed.psd');
   await writeFile(psd, await psdFrom(png));
   seeds.set('psd', psd);
+  for (const [id, path] of await writeArchiveSeeds(dir, TEXT)) seeds.set(id, path);
   return seeds;
 }
 
