@@ -15,7 +15,9 @@ export async function detectBinaryFormat(
 ): Promise<Finding | undefined> {
   if (!looksLikeText && src.size >= UDIF_TRAILER * 2 && mayOpenDiskImage(src.head)) {
     const tail = await src.read(src.size - UDIF_TRAILER, UDIF_TRAILER);
-    if (isUdifTrailer(tail)) return { id: 'dmg', confidence: CONFIDENCE.SIGNATURE };
+    // An Apple disk image: known bytes, but not in the registry while no fixture can be written
+    // for it (no Debian tool writes UDIF), and nothing here converts one.
+    if (isUdifTrailer(tail)) return { id: 'bin', confidence: CONFIDENCE.FOREIGN };
   }
   if (isGzippedBlend(src.head)) return { id: 'blend', confidence: CONFIDENCE.SIGNATURE };
   return matchBinarySignature(src.head, src.size) ?? matchModel(src.head, src.size);

@@ -14,7 +14,6 @@ export const DETECTED_BY_BINARY: Record<string, string> = {
   rpm: 'lead magic `ED AB EE DB` (binary and source packages)',
   cpio: '`070707` (odc), `070701` (newc), `070702` (crc), or the old binary magic in either byte order',
   iso: '`CD001` volume descriptor at offset 32769 (also behind a hybrid MBR), High Sierra `CDROM`, or UDF `BEA01`',
-  dmg: 'the 512-byte UDIF `koly` trailer at the end of the file (its head is compressed or raw blocks)',
   xar: '`xar!` and a header of at least 28 bytes (also flat `.pkg` installers)',
   lzh: 'method `-lh?-`, `-lz?-` or `-pm?-` at offset 2, in every header level',
   arj: '`60 EA` and a basic header of at most 2600 bytes',

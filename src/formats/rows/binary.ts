@@ -19,7 +19,6 @@ export const BINARY_ROWS: FormatRow[] = [
   ['rpm', 'RPM package', 'archive', 'application/x-rpm'],
   ['cpio', 'cpio archive', 'archive', 'application/x-cpio'],
   ['iso', 'ISO 9660 disk image', 'archive', 'application/x-iso9660-image'],
-  ['dmg', 'Apple disk image', 'archive', 'application/x-apple-diskimage'],
   ['xar', 'XAR archive', 'archive', 'application/x-xar', ['xar', 'pkg']],
   ['lzh', 'LHA archive', 'archive', 'application/x-lzh-compressed', ['lzh', 'lha'], ['lha']],
   ['arj', 'ARJ archive', 'archive', 'application/x-arj'],
