@@ -10,8 +10,9 @@ import { findBinary } from './binary.js';
 /**
  * Filesystem and user confinement of engine processes, on top of the limits in sandbox.ts:
  * - a mount namespace (bubblewrap) in which the engine sees the system's programs and settings
- *   read-only (/usr, /etc and the /lib, /bin links), a private /tmp, a minimal /dev and /proc,
- *   and of the rest of the disk only the folders its job hands it;
+ *   read-only (/usr, /etc and the /lib, /bin links), a private /tmp, a minimal /dev and a /proc
+ *   of its own process ids (no other process, the server's included), and of the rest of the
+ *   disk only the folders its job hands it;
  * - when the server runs as root, an unprivileged user of its own (the `fileconv-engine`
  *   account `doctor --install` creates, or a fixed uid when there is none), with no capabilities,
  *   so even inside its namespace a parser exploit cannot raise its rights or write outside the
@@ -139,7 +140,16 @@ function exists(path: string): boolean {
 
 /** The bwrap arguments for a namespace holding the system read-only and the given folders. */
 function namespaceArgs(access: EngineAccess): string[] {
-  const args = ['--unshare-ipc', '--unshare-uts', '--unshare-cgroup-try', '--die-with-parent'];
+  // Its own process ids too: where an engine runs as the server's user (a container without a
+  // user of its own for engines), /proc would otherwise show it the server's environment
+  // (/proc/<pid>/environ: the signing secret, database and storage credentials).
+  const args = [
+    '--unshare-ipc',
+    '--unshare-uts',
+    '--unshare-pid',
+    '--unshare-cgroup-try',
+    '--die-with-parent',
+  ];
   for (const dir of SYSTEM_READ_ONLY) if (exists(dir)) args.push('--ro-bind', dir, dir);
   for (const link of SYSTEM_LINKS) {
     if (isLink(link)) args.push('--symlink', readlinkSync(link), link);

@@ -76,12 +76,14 @@ export async function openService(config: ServeConfig, options: StartOptions = {
   const engine = options.engine ?? (await coreEngine());
   // A misspelt engine stops the start before anything is opened.
   if (config.worker) await engine.checkEngineNames?.(config.warm);
+  // A weak FILECONV_SIGNING_SECRET stops the start before anything is opened, too.
+  const deployment = deploymentSecret();
   const stores = await openStores(config, log);
   const { records, blobs } = stores;
   const store = records.requests;
   const secret = await signingSecret(records.secrets, config.dataDir);
   // Never a key of the database's: the deployment's secret, or one of this process's (option-secrets.ts).
-  const optionSecrets = new OptionSecrets(deploymentSecret());
+  const optionSecrets = new OptionSecrets(deployment);
   const metering = new Metering(config, records.quotas, records.writeLimits);
   const scratch = await dataDirScratch(config.dataDir);
   const observers: QueueObserver[] = [];
