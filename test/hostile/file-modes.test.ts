@@ -1,10 +1,8 @@
-import { chmodSync, mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { chmodSync, mkdirSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { findBinary } from '../../src/run/binary.js';
 import { engineConfinement, scratchFolderMode } from '../../src/run/confine.js';
 import { DATABASE_FILE } from '../../src/store/sqlite-db.js';
-import { textPdf } from '../converters/_image-samples.js';
 import {
   filePart,
   get,
@@ -16,6 +14,7 @@ import {
   tempDir,
   waitDone,
 } from '../server/helpers.js';
+import { hasPdfTools, samplePdfs } from './pdf-samples.js';
 
 /**
  * Files readable by every local user (issue class 7): what a started server leaves on disk, by
@@ -23,7 +22,6 @@ import {
  * the results an engine made as its own user.
  */
 
-const hasEngines = ['qpdf', 'gs'].every((tool) => findBinary([tool]));
 const uid = process.getuid?.();
 /** Engines run as a user of their own here (a root server): their outputs must be taken back. */
 const engineUser = engineConfinement().user;
@@ -32,7 +30,7 @@ let dir: string;
 let pdf: Buffer;
 beforeAll(async () => {
   dir = tempDir();
-  if (hasEngines) pdf = readFileSync(await textPdf(dir, ['Ledger page one', 'Ledger page two']));
+  if (hasPdfTools) ({ pdf } = await samplePdfs(dir, ['Ledger page one', 'Ledger page two']));
 });
 afterAll(() => removeDir(dir));
 
@@ -60,7 +58,7 @@ function expectPrivate(root: string): void {
 }
 
 describe('files at rest', () => {
-  it.skipIf(!hasEngines)(
+  it.skipIf(!hasPdfTools)(
     'keeps the data folder, blobs/, uploads and engine-made results to the server user alone',
     async () => {
       const dataDir = join(dir, 'data');
@@ -98,9 +96,11 @@ describe('files at rest', () => {
         await server?.stop();
       }
     },
+    // Servers start and probe their engines: slow on a busy machine.
+    240_000,
   );
 
-  it.skipIf(!hasEngines || !engineUser)(
+  it.skipIf(!hasPdfTools || !engineUser)(
     'engines, as their own user, still read their inputs, and every page they made is taken back',
     async () => {
       const dataDir = join(dir, 'data-engine');
@@ -119,5 +119,7 @@ describe('files at rest', () => {
         await server.stop();
       }
     },
+    // Servers start and probe their engines: slow on a busy machine.
+    240_000,
   );
 });

@@ -3,10 +3,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { findBinary } from '../../src/run/binary.js';
 import { SIGNING_SECRET_ENV } from '../../src/server/access/secrets.js';
 import { DATABASE_FILE } from '../../src/store/sqlite-db.js';
-import { encryptedPdf, textPdf } from '../converters/_image-samples.js';
 import {
   filePart,
   type Json,
@@ -19,6 +17,7 @@ import {
   tempDir,
   waitDone,
 } from '../server/helpers.js';
+import { hasPdfTools, samplePdfs } from './pdf-samples.js';
 
 /**
  * Passwords at rest (issue class 5): what someone who copies the database file alone (a backup,
@@ -27,18 +26,13 @@ import {
  * options, and every key the file holds beside them.
  */
 
-const hasEngines = ['qpdf', 'gs'].every((tool) => findBinary([tool]));
-
 let dir: string;
 let pdf: Buffer;
 /** The same PDF locked with the password `secret`. */
 let locked: Buffer;
 beforeAll(async () => {
   dir = tempDir();
-  if (!hasEngines) return;
-  const plain = await textPdf(dir, ['Payroll page one']);
-  pdf = readFileSync(plain);
-  locked = readFileSync(await encryptedPdf(plain, join(dir, 'locked.pdf')));
+  if (hasPdfTools) ({ pdf, locked } = await samplePdfs(dir, ['Payroll page one']));
 });
 afterAll(() => removeDir(dir));
 
@@ -97,7 +91,7 @@ async function convert(url: string, options: Record<string, string>, bytes = pdf
 }
 
 describe('passwords at rest', () => {
-  it.skipIf(!hasEngines)(
+  it.skipIf(!hasPdfTools)(
     'a queued password cannot be opened from the database file, and is gone once its request fails',
     async () => {
       const marker = `pw-${randomUUID()}`;
@@ -126,9 +120,11 @@ describe('passwords at rest', () => {
         removeDir(dataDir);
       }
     },
+    // Servers start and probe their engines: slow on a busy machine.
+    240_000,
   );
 
-  it.skipIf(!hasEngines)(
+  it.skipIf(!hasPdfTools)(
     'a password is gone from the records when its request ends, succeeded or failed (a wrong one too)',
     async () => {
       const marker = `pw-${randomUUID()}`;
@@ -151,9 +147,11 @@ describe('passwords at rest', () => {
         removeDir(server.dataDir);
       }
     },
+    // Servers start and probe their engines: slow on a busy machine.
+    240_000,
   );
 
-  it.skipIf(!hasEngines)(
+  it.skipIf(!hasPdfTools)(
     'with the deployment secret, a worker in another process opens what an API node sealed, and the file alone still cannot',
     async () => {
       const secret = randomBytes(32).toString('hex');
@@ -181,5 +179,7 @@ describe('passwords at rest', () => {
         else process.env[SIGNING_SECRET_ENV] = before;
       }
     },
+    // Servers start and probe their engines: slow on a busy machine.
+    240_000,
   );
 });
