@@ -2,10 +2,9 @@ import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:cr
 import { loadConverters } from '../engine/registry.js';
 import { FileconvError } from '../errors/index.js';
 import { declaredOptions } from '../plan/options.js';
+import { SEALED_PREFIX } from '../store/sealed-values.js';
 
-/** The shared secret (SecretStore) the sealing key is derived from. */
-export const OPTION_SECRET_NAME = 'options';
-const SEALED = 'sealed:v1:';
+const SEALED = SEALED_PREFIX;
 
 /** The names of the options some engine declares secret (passwords). */
 async function secretNames(): Promise<Set<string>> {
@@ -16,13 +15,19 @@ async function secretNames(): Promise<Set<string>> {
 /**
  * Seals the secret values of a request's options (passwords) before they are recorded, and opens
  * them for the worker that runs it: the database, its backups and every other node's view of the
- * request hold only AES-256-GCM ciphertext, under a key derived from a secret every node shares.
+ * request hold only AES-256-GCM ciphertext, and the store drops it when the request ends
+ * (src/store/sealed-values.ts). The key is never in the database: it is derived from the
+ * deployment's signing secret (FILECONV_SIGNING_SECRET, the same on every node), or, without one,
+ * made at random for this process alone, so that a password lives no longer than the process
+ * that was given it (a request still queued when it stops fails, asking for the password again).
  */
 export class OptionSecrets {
   private readonly key: Buffer;
 
-  constructor(sharedSecret: Buffer) {
-    this.key = Buffer.from(hkdfSync('sha256', sharedSecret, Buffer.alloc(0), 'fileconv option secrets', 32));
+  /** `deploymentSecret`: the signing secret every node is given; none: a key of this process's. */
+  constructor(deploymentSecret?: string) {
+    const ikm = deploymentSecret === undefined ? randomBytes(32) : Buffer.from(deploymentSecret, 'utf8');
+    this.key = Buffer.from(hkdfSync('sha256', ikm, Buffer.alloc(0), 'fileconv option secrets', 32));
   }
 
   async seal(options: Record<string, unknown> | undefined): Promise<Record<string, unknown> | undefined> {
@@ -67,6 +72,6 @@ export class OptionSecrets {
 function unreadable(): FileconvError {
   return new FileconvError(
     'CONVERT_FAILED',
-    "A password given with the request could not be read back (the server's shared secret changed); submit it again.",
+    'A password given with the request could not be read back: it was given to a server process that has stopped, or to a node with another FILECONV_SIGNING_SECRET; submit it again.',
   );
 }

@@ -180,7 +180,9 @@ async function withLocalCopies<T>(
 async function runsInMemory(deps: RunRequestDeps, r: RequestRecord): Promise<boolean> {
   const { engine, blobs } = deps;
   if (!engine.inMemoryLimit || !engine.convertInMemory || !r.inputKey || !r.from || !r.to) return false;
-  const options = await deps.optionSecrets.open(r.options);
+  // A password that cannot be opened fails the request on the full path, which reports it.
+  const options = await deps.optionSecrets.open(r.options).catch(() => undefined);
+  if (!options) return false;
   const limit = await engine.inMemoryLimit({ from: r.from, to: r.to, options });
   if (limit <= 0) return false;
   const size = (await blobs.stat(r.inputKey))?.size;

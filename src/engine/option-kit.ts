@@ -9,8 +9,9 @@ export interface OptionSpec<S extends z.ZodType = z.ZodType> {
   schema: S;
   description: string;
   /**
-   * A password or the like: kept sealed in the records (src/core/option-secrets.ts), opened only
-   * by the worker that runs the conversion, and never written to a log, timeline or answer.
+   * A password or the like: kept sealed in the records (src/core/option-secrets.ts) under a key
+   * the records never hold, dropped when the request ends, opened only by the worker that runs
+   * the conversion, and never written to a log, timeline or answer.
    */
   secret?: boolean;
   /** With it the step writes several files (a split), so it can only be a conversion's last step. */

@@ -3,14 +3,16 @@ import { lstatSync, readFileSync, readlinkSync, statSync } from 'node:fs';
 import { chown, lstat, readdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { FileconvError } from '../errors/index.js';
 import { fontconfigFolders } from '../fonts/fontconfig.js';
 import { findBinary } from './binary.js';
 
 /**
  * Filesystem and user confinement of engine processes, on top of the limits in sandbox.ts:
  * - a mount namespace (bubblewrap) in which the engine sees the system's programs and settings
- *   read-only (/usr, /etc and the /lib, /bin links), a private /tmp, a minimal /dev and /proc,
- *   and of the rest of the disk only the folders its job hands it;
+ *   read-only (/usr, /etc and the /lib, /bin links), a private /tmp, a minimal /dev and a /proc
+ *   of its own process ids (no other process, the server's included), and of the rest of the
+ *   disk only the folders its job hands it;
  * - when the server runs as root, an unprivileged user of its own (the `fileconv-engine`
  *   account `doctor --install` creates, or a fixed uid when there is none), with no capabilities,
  *   so even inside its namespace a parser exploit cannot raise its rights or write outside the
@@ -138,7 +140,16 @@ function exists(path: string): boolean {
 
 /** The bwrap arguments for a namespace holding the system read-only and the given folders. */
 function namespaceArgs(access: EngineAccess): string[] {
-  const args = ['--unshare-ipc', '--unshare-uts', '--unshare-cgroup-try', '--die-with-parent'];
+  // Its own process ids too: where an engine runs as the server's user (a container without a
+  // user of its own for engines), /proc would otherwise show it the server's environment
+  // (/proc/<pid>/environ: the signing secret, database and storage credentials).
+  const args = [
+    '--unshare-ipc',
+    '--unshare-uts',
+    '--unshare-pid',
+    '--unshare-cgroup-try',
+    '--die-with-parent',
+  ];
   for (const dir of SYSTEM_READ_ONLY) if (exists(dir)) args.push('--ro-bind', dir, dir);
   for (const link of SYSTEM_LINKS) {
     if (isLink(link)) args.push('--symlink', readlinkSync(link), link);
@@ -256,6 +267,32 @@ async function chownTree(path: string, user: EngineUser, recursive: boolean): Pr
   if (s.uid !== user.uid) await chown(path, user.uid, user.gid);
   if (!recursive || !s.isDirectory()) return;
   for (const entry of await readdir(path)) await chownTree(join(path, entry), user, true);
+}
+
+/**
+ * Takes a file an engine made back from it before it leaves the job folder: the server's own user
+ * owns it again, so the engine's user can no longer touch it (the blob store then makes its copy
+ * 0600). Anything but a regular file (a link an engine planted to make the server deliver what it
+ * points at) is refused.
+ */
+export async function takeFromEngine(path: string): Promise<void> {
+  const s = await lstat(path);
+  if (!s.isFile()) throw new FileconvError('CONVERT_FAILED', 'An engine left something other than a file.');
+  const uid = process.getuid?.();
+  const gid = process.getgid?.();
+  // Only a root server hands files to another user, and only root can take them back.
+  if (uid === 0 && gid !== undefined && (s.uid !== uid || s.gid !== gid)) await chown(path, uid, gid);
+}
+
+/**
+ * The mode of the folders above job folders (the data directory, its scratch space): the server's
+ * alone, except where engines run as their own user without a mount namespace and must pass
+ * through them to reach their job folder (search only: they can list nothing there, and every
+ * file the server keeps is 0600).
+ */
+export function scratchFolderMode(): number {
+  const c = engineConfinement();
+  return c.user && !c.mountNamespace ? 0o711 : 0o700;
 }
 
 /** One line for doctor and the first conversion's timeline. */

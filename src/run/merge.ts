@@ -11,7 +11,7 @@ import { loadCatalog } from '../plan/index.js';
 import { declaredOptions, planWithOptions, routeOf } from '../plan/options.js';
 import type { Plan } from '../plan/types.js';
 import { engineSemaphore } from './concurrency.js';
-import { handToEngine } from './confine.js';
+import { handToEngine, takeFromEngine } from './confine.js';
 import { scrubPaths } from './failure.js';
 import { checkInputCount, inputLabel } from './merge-limits.js';
 import {
@@ -200,6 +200,7 @@ export async function runMerge(
     }
     await mkdir(job.outDir, { recursive: true });
     const path = join(job.outDir, `${job.baseName ?? 'output'}.${extensionOf(job.to)}`);
+    await takeFromEngine(final);
     await rename(final, path).catch(async () => copyFile(final, path));
     const plan: Plan = {
       key: `merge-${job.to}`,

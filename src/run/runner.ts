@@ -19,7 +19,7 @@ import {
 import type { Plan, PlannedStep } from '../plan/types.js';
 import { attachChecks } from './checks.js';
 import { engineSemaphore } from './concurrency.js';
-import { handToEngine } from './confine.js';
+import { handToEngine, takeFromEngine } from './confine.js';
 import { scrubPaths, stepFailure } from './failure.js';
 import type { ConversionJob, ConversionOutputFile, ConversionResult, RunEvent } from './types.js';
 
@@ -280,6 +280,7 @@ async function deliver(
   const out: ConversionOutputFile[] = [];
   for (const [i, file] of files.entries()) {
     const path = join(job.outDir, many ? `${base}-${i + 1}.${ext}` : `${base}.${ext}`);
+    await takeFromEngine(file);
     await moveFile(file, path);
     out.push({ name: many ? `${plan.to}-${i + 1}` : plan.to, path, format: plan.to });
   }

@@ -1,5 +1,7 @@
 import { mkdir, mkdtemp, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import { scratchFolderMode } from './confine.js';
+import { privateFolder } from './private-folder.js';
 
 /** Whether a process with this id runs on this machine. */
 function alive(pid: number): boolean {
@@ -21,20 +23,20 @@ export class ScratchSpace {
 
   /** Removes left-overs of processes that stopped, then makes this process's folder. */
   static async forThisProcess(parent: string): Promise<ScratchSpace> {
-    await mkdir(parent, { recursive: true });
+    await privateFolder(parent, scratchFolderMode());
     for (const entry of await readdir(parent)) {
       const pid = /^\d+$/.test(entry) ? Number(entry) : undefined;
       if (pid !== undefined && pid !== process.pid && alive(pid)) continue;
       await rm(join(parent, entry), { recursive: true, force: true });
     }
     const space = new ScratchSpace(join(parent, String(process.pid)));
-    await mkdir(space.root, { recursive: true });
+    await privateFolder(space.root, scratchFolderMode());
     return space;
   }
 
   /** A new folder for one conversion, removed by the caller. */
   async dir(name: string): Promise<string> {
-    await mkdir(this.root, { recursive: true });
+    await mkdir(this.root, { recursive: true, mode: scratchFolderMode() });
     return mkdtemp(join(this.root, `${name.replace(/[^A-Za-z0-9_-]/g, '_')}-`));
   }
 
@@ -50,6 +52,8 @@ export class ScratchSpace {
 }
 
 /** The scratch folder of this process in a data directory (under `tmp/`, where it has always been). */
-export function dataDirScratch(dataDir: string): Promise<ScratchSpace> {
+export async function dataDirScratch(dataDir: string): Promise<ScratchSpace> {
+  // Engines reach their job folders through the data folder only where they need to (confine.ts).
+  await privateFolder(dataDir, scratchFolderMode());
   return ScratchSpace.forThisProcess(join(dataDir, 'tmp'));
 }

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { FileconvError } from '../errors/index.js';
 import type { UploadPace } from '../intake/upload-pace.js';
 import { parseS3Url } from '../store/s3-settings.js';
+import { deploymentSecret } from './access/secrets.js';
 import {
   type DailyQuotas,
   duration,
@@ -257,6 +258,8 @@ export function resolveServeConfig(
     }),
   );
   const o = parseOption(rawServeSchema, given, 'configuration');
+  // Read where it is used (access/secrets.ts); checked here too, so a weak one stops the start.
+  deploymentSecret(env);
   if (o.downloads === 'presigned' && o.storage === undefined)
     throw new FileconvError(
       'INVALID_REQUEST',

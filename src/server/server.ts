@@ -2,7 +2,7 @@ import { createServer, type RequestListener, type Server, type ServerOptions } f
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
 import type { Logger } from 'pino';
-import { OPTION_SECRET_NAME, OptionSecrets } from '../core/option-secrets.js';
+import { OptionSecrets } from '../core/option-secrets.js';
 import { closeEngines } from '../engine/registry.js';
 import type { PrivateAllowance } from '../intake/guard.js';
 import { dataDirScratch } from '../run/scratch.js';
@@ -10,7 +10,7 @@ import { openStores } from '../store/open.js';
 import type { RequestRecord } from '../store/types.js';
 import { keyIdentity } from './access/identity.js';
 import { Metering } from './access/metering.js';
-import { signingSecret, webhookSecret } from './access/secrets.js';
+import { deploymentSecret, signingSecret, webhookSecret } from './access/secrets.js';
 import { LinkSigner } from './access/tokens.js';
 import type { ServeConfig } from './config.js';
 import type { ServerContext, UrlIntake } from './context.js';
@@ -76,11 +76,14 @@ export async function openService(config: ServeConfig, options: StartOptions = {
   const engine = options.engine ?? (await coreEngine());
   // A misspelt engine stops the start before anything is opened.
   if (config.worker) await engine.checkEngineNames?.(config.warm);
+  // A weak FILECONV_SIGNING_SECRET stops the start before anything is opened, too.
+  const deployment = deploymentSecret();
   const stores = await openStores(config, log);
   const { records, blobs } = stores;
   const store = records.requests;
   const secret = await signingSecret(records.secrets, config.dataDir);
-  const optionSecrets = new OptionSecrets(await records.secrets.secret(OPTION_SECRET_NAME));
+  // Never a key of the database's: the deployment's secret, or one of this process's (option-secrets.ts).
+  const optionSecrets = new OptionSecrets(deployment);
   const metering = new Metering(config, records.quotas, records.writeLimits);
   const scratch = await dataDirScratch(config.dataDir);
   const observers: QueueObserver[] = [];

@@ -1,12 +1,16 @@
 import { once } from 'node:events';
 import { createReadStream, createWriteStream } from 'node:fs';
-import { copyFile, link, mkdir, readdir, rename, rm, rmdir, stat, unlink } from 'node:fs/promises';
+import { chmod, copyFile, link, mkdir, readdir, rename, rm, rmdir, stat, unlink } from 'node:fs/promises';
 import { dirname, join, relative, sep } from 'node:path';
 import type { Readable } from 'node:stream';
+import { privateFolder } from '../run/private-folder.js';
 import { checkBlobKey } from './blob-key.js';
 import type { BlobStat, BlobStore, BlobWriter } from './types.js';
 
-/** BlobStore on a local folder: `<root>/blobs/<key>`. */
+/**
+ * BlobStore on a local folder: `<root>/blobs/<key>`. Every folder is 0700 and every file 0600,
+ * the server's user's alone: uploads and results are no other local user's to read.
+ */
 export class DiskBlobStore implements BlobStore {
   private readonly blobs: string;
 
@@ -15,7 +19,7 @@ export class DiskBlobStore implements BlobStore {
   }
 
   async init(): Promise<void> {
-    await mkdir(this.blobs, { recursive: true });
+    await privateFolder(this.blobs);
   }
 
   private path(key: string): string {
@@ -25,7 +29,7 @@ export class DiskBlobStore implements BlobStore {
   async createWriter(key: string): Promise<BlobWriter> {
     const final = this.path(key);
     const partial = `${final}.part`;
-    await mkdir(dirname(final), { recursive: true });
+    await mkdir(dirname(final), { recursive: true, mode: 0o700 });
     // A large buffer lets a fast upload reach the disk in few large writes (see intake/upload.ts).
     const stream = createWriteStream(partial, { flags: 'w', mode: 0o600, highWaterMark: 1024 * 1024 });
     return {
@@ -48,12 +52,14 @@ export class DiskBlobStore implements BlobStore {
 
   async putFile(key: string, path: string): Promise<void> {
     const target = this.path(key);
-    await mkdir(dirname(target), { recursive: true });
+    await mkdir(dirname(target), { recursive: true, mode: 0o700 });
     // A second name for the same bytes when scratch space is on this file system (no copy); the
     // caller deletes its own name. Another file system, or a target left by a crash: copy.
     const partial = `${target}.part`;
     await rm(partial, { force: true });
     await link(path, partial).catch(() => copyFile(path, partial));
+    // An engine's output has the mode its umask gave it (0644).
+    await chmod(partial, 0o600);
     await rename(partial, target);
   }
 

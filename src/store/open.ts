@@ -1,4 +1,4 @@
-import { mkdir } from 'node:fs/promises';
+import { privateFolder } from '../run/private-folder.js';
 import { DiskBlobStore } from './disk.js';
 import { openDataDirRecords } from './sqlite-records.js';
 import type { BlobStore, JobQueue, Records } from './types.js';
@@ -63,7 +63,7 @@ export async function openStores(
   settings: StoreSettings,
   log: (message: string) => void = console.error,
 ): Promise<Stores> {
-  await mkdir(settings.dataDir, { recursive: true });
+  await privateFolder(settings.dataDir);
   const opened: { close(): Promise<void> }[] = [];
   const closeAll = async () => {
     for (const o of opened.reverse()) await o.close().catch(() => {});

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { detectFile } from '../../src/core/detect-file.js';
-import { OPTION_SECRET_NAME, OptionSecrets } from '../../src/core/option-secrets.js';
+import { OptionSecrets } from '../../src/core/option-secrets.js';
 import { runRequestJob } from '../../src/core/run-request.js';
 import {
   type ConversionSubmission,
@@ -51,7 +51,7 @@ beforeAll(async () => {
         queued.push(id);
       },
     },
-    optionSecrets: new OptionSecrets(await records.secrets.secret(OPTION_SECRET_NAME)),
+    optionSecrets: new OptionSecrets(),
   };
 });
 

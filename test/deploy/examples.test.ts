@@ -4,7 +4,11 @@ import { join } from 'node:path';
 import { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
 import { parseAllDocuments, parse as parseYaml } from 'yaml';
-import { SIGNING_SECRET_ENV, WEBHOOK_SECRET_ENV } from '../../src/server/access/secrets.js';
+import {
+  SIGNING_SECRET_ENV,
+  WEBHOOK_SECRET_ENV,
+  weakSigningSecret,
+} from '../../src/server/access/secrets.js';
 import { ENV_NAMES } from '../../src/server/config.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
@@ -74,6 +78,33 @@ describe('deployment examples', () => {
     for (const name of envNamesIn(text)) expect(KNOWN_ENV.has(name), `compose.yaml names ${name}`).toBe(true);
   });
 
+  it('compose: the worker asks no HTTP healthcheck, the app is not MinIO’s root, every image pulled is pinned', () => {
+    const compose = parseYaml(read('deploy/compose.yaml'), { merge: true }) as {
+      services: Record<
+        string,
+        {
+          build?: unknown;
+          image?: string;
+          environment?: Record<string, string>;
+          healthcheck?: { disable?: boolean; test?: string[] };
+        }
+      >;
+    };
+    const { api, worker, minio } = compose.services;
+    // The image's HEALTHCHECK asks /readyz; a worker has no HTTP port to answer it.
+    expect(worker!.healthcheck?.disable).toBe(true);
+    const app = api!.environment!;
+    const root = minio!.environment!;
+    expect(app.AWS_ACCESS_KEY_ID).not.toBe(root.MINIO_ROOT_USER);
+    expect(app.AWS_SECRET_ACCESS_KEY).not.toContain('MINIO_ROOT_PASSWORD');
+    for (const [name, s] of Object.entries(compose.services)) {
+      if (s.build || s.image === api!.image) continue;
+      // A release tag (or a digest), never the moving default.
+      expect(s.image, `${name} is pinned`).toMatch(/^[^:@]+(:(?!latest$)[\w.-]+|@sha256:[0-9a-f]{64})$/);
+    }
+    expect(minio!.image).toMatch(/:RELEASE\./);
+  });
+
   it('Kubernetes: Deployments for API nodes and workers, a Service, probes on /healthz and /readyz, the signing secret in a Secret', async () => {
     const text = read('deploy/kubernetes/fileconv.yaml');
     // biome-ignore lint/suspicious/noExplicitAny: manifests are checked field by field.
@@ -107,6 +138,37 @@ describe('deployment examples', () => {
     const config = docs.find((d) => d.kind === 'ConfigMap');
     for (const name of [...Object.keys(config.data), ...Object.keys(secret.stringData)])
       expect(KNOWN_ENV.has(name), `${name} is not a fileconv setting`).toBe(true);
+    // The shipped signing secret is a placeholder the server refuses (test/hostile/signing-secret.test.ts).
+    expect(weakSigningSecret(secret.stringData[SIGNING_SECRET_ENV])).toMatch(/placeholder/);
+  });
+
+  it('Kubernetes: every container is limited, cannot gain privileges, has no capabilities and a read-only root', () => {
+    // biome-ignore lint/suspicious/noExplicitAny: manifests are checked field by field.
+    const docs = parseAllDocuments(read('deploy/kubernetes/fileconv.yaml')).map((d) => d.toJS() as any);
+    const deployments = docs.filter((d) => d.kind === 'Deployment');
+    expect(deployments.length).toBe(2);
+    for (const d of deployments) {
+      const pod = d.spec.template.spec;
+      const where = d.metadata.name;
+      expect(pod.securityContext.runAsNonRoot, where).toBe(true);
+      expect(pod.securityContext.seccompProfile?.type, where).toBe('RuntimeDefault');
+      expect(pod.automountServiceAccountToken, where).toBe(false);
+      for (const c of pod.containers) {
+        expect(c.resources.limits, where).toEqual(
+          expect.objectContaining({ cpu: expect.anything(), memory: expect.anything() }),
+        );
+        expect(c.securityContext, where).toEqual(
+          expect.objectContaining({
+            allowPrivilegeEscalation: false,
+            readOnlyRootFilesystem: true,
+            capabilities: { drop: ['ALL'] },
+          }),
+        );
+        // With the root read-only, the data folder and /tmp are the places left to write.
+        const mounts = c.volumeMounts.map((m: { mountPath: string }) => m.mountPath);
+        expect(mounts, where).toEqual(expect.arrayContaining(['/data', '/tmp']));
+      }
+    }
   });
 
   it('systemd: runs `fileconv serve` as its own user with known variables, and systemd accepts the unit', () => {

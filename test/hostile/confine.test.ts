@@ -79,6 +79,25 @@ describe('engine confinement', () => {
     },
   );
 
+  it.skipIf(!confined)(
+    "shows the engine no other process: not the server's, nor its environment and command line",
+    async () => {
+      const ctx = await jobContext();
+      const server = process.pid;
+      const script = `ls /proc | grep -E '^[0-9]+$'; cat /proc/${server}/environ /proc/${server}/cmdline 2>&1`;
+      const { stdout } = await runProcess('sh', ['-c', `${script}; true`], ctx);
+      const pids = stdout
+        .split('\n')
+        .filter((l) => /^\d+$/.test(l))
+        .map(Number);
+      // The namespace's init, the shell and its ls: the few processes of this engine alone.
+      expect(pids).not.toContain(server);
+      expect(Math.max(...pids)).toBeLessThan(10);
+      expect(stdout).toContain('No such file or directory');
+      expect(stdout).not.toContain('PATH=');
+    },
+  );
+
   it.skipIf(!confined || !existsSync('/var/lib/ghostscript'))(
     "lets the engine user read Ghostscript's CMaps and font maps, and nothing else of /var/lib",
     async () => {

@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { FileconvError } from '../../errors/index.js';
 import type { SecretStore } from '../../store/types.js';
 
 /**
@@ -33,9 +34,53 @@ async function sharedSecret(
   return secrets.secret(name, legacy);
 }
 
+/** Words of the example values deployments ship with, which a real secret never contains. */
+const PLACEHOLDER =
+  /change[-_ ]?me|replace[-_ ]?me|placeholder|example|your[-_ ]?secret|secret[-_ ]?here|xxxxxx/i;
+const HEX = /^[0-9a-f]+$/i;
+const BASE64 = /^[A-Za-z0-9+/_-]+={0,2}$/;
+const HOW = 'set it to what `openssl rand -hex 32` prints';
+
+/**
+ * Why `value` cannot sign links, or undefined when it can: it must carry at least 32 random bytes,
+ * as 64 hex digits, 43 base64 characters or any other text of 64 characters, and be neither a
+ * known placeholder nor a short run repeated. The message never shows the value.
+ */
+export function weakSigningSecret(value: string): string | undefined {
+  const text = value.trim();
+  if (PLACEHOLDER.test(text)) return `${SIGNING_SECRET_ENV} is a placeholder, not a secret: ${HOW}.`;
+  const needed = HEX.test(text) ? 64 : BASE64.test(text) ? 43 : 64;
+  if (text.length < needed || repeats(text))
+    return `${SIGNING_SECRET_ENV} must hold at least 32 random bytes (${text.length} characters given): ${HOW}.`;
+  return undefined;
+}
+
+/** Whether `text` is one run of at most a quarter of its length, repeated. */
+function repeats(text: string): boolean {
+  for (let period = 1; period <= text.length / 4; period++)
+    if (
+      text ===
+      text
+        .slice(0, period)
+        .repeat(Math.ceil(text.length / period))
+        .slice(0, text.length)
+    )
+      return true;
+  return false;
+}
+
+/** FILECONV_SIGNING_SECRET, checked: undefined when unset; a weak value is refused (exit code 2). */
+export function deploymentSecret(env: NodeJS.ProcessEnv = process.env): string | undefined {
+  const given = env[SIGNING_SECRET_ENV];
+  if (!given) return undefined;
+  const weak = weakSigningSecret(given);
+  if (weak) throw new FileconvError('INVALID_REQUEST', weak);
+  return given;
+}
+
 /** The link-signing key: FILECONV_SIGNING_SECRET when set, else the shared one. */
 export async function signingSecret(secrets: SecretStore, dataDir?: string): Promise<Buffer> {
-  const given = process.env[SIGNING_SECRET_ENV];
+  const given = deploymentSecret();
   if (given) return Buffer.from(given, 'utf8');
   return sharedSecret(secrets, SIGNING_SECRET, dataDir, SIGNING_KEY_FILE);
 }

@@ -141,6 +141,16 @@ export const MIGRATIONS: readonly Migration[] = [
   ],
   // The queue lane of a conversion (the engine of its main work): claims pass over full lanes.
   (db) => [db.schema.alterTable('requests').addColumn('lane', 'text')],
+  // Passwords are no longer sealed under a key kept in this database (src/core/option-secrets.ts):
+  // the old key goes, and with it whatever ended requests still held sealed under it.
+  (db) => [
+    db.deleteFrom('secrets').where('name', '=', 'options'),
+    db
+      .updateTable('requests')
+      .set({ options: null })
+      .where('status', '<>', 'running')
+      .where('options', 'like', '%sealed:v1:%'),
+  ],
 ];
 
 /**

@@ -144,7 +144,11 @@ export const setProgress = prepared((db, a: { id: string; progress: string; now:
 );
 export const runningProgress = prepared((db, a: { id: string }, d) =>
   d.forUpdate(
-    db.selectFrom('requests').select('progress').where('id', '=', a.id).where('status', '=', 'running'),
+    db
+      .selectFrom('requests')
+      .select(['progress', 'options'])
+      .where('id', '=', a.id)
+      .where('status', '=', 'running'),
   ),
 );
 export const finish = prepared(
@@ -157,6 +161,7 @@ export const finish = prepared(
       message: string | null;
       now: number;
       progress: string;
+      options: string | null;
     },
   ) =>
     db
@@ -169,6 +174,7 @@ export const finish = prepared(
         updated_at: a.now,
         finished_at: a.now,
         progress: a.progress,
+        options: a.options,
       })
       .where('id', '=', a.id),
 );

@@ -1,6 +1,7 @@
 import { type Kysely, sql } from 'kysely';
 import type { Progress } from '../../run/types.js';
 import { claimTokenHash } from '../claim-token.js';
+import { withoutSealed } from '../sealed-values.js';
 import {
   type ArtifactRecord,
   type ClaimTicket,
@@ -206,7 +207,7 @@ export class SqlRequestStore implements RequestStore {
   /**
    * Inside a transaction: ends a request that is still running (locked for the rest of the
    * transaction) with `outcome` and its timeline events, its progress rewritten here so the JSON
-   * keeps its key order; false when it had already finished (and then no event is added either).
+   * keeps its key order and its sealed option values (passwords) dropped; false when it had already finished (and then no event is added either).
    */
   private async finishRunning(
     trx: Db,
@@ -228,6 +229,8 @@ export class SqlRequestStore implements RequestStore {
       message: outcome.error?.message ?? null,
       now,
       progress: JSON.stringify(finalProgress(JSON.parse(row.progress) as Progress)),
+      // A password is kept no longer than its request runs, whichever way it ends.
+      options: withoutSealed(row.options),
     });
     await this.insertEvents(trx, id, eventList(outcome.events));
     return true;

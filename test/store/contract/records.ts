@@ -337,6 +337,22 @@ export function recordsContract(name: string, open: () => Promise<Records>): voi
       expect((await db.requests.endedWithInput()).map((e) => e.id)).not.toContain(r.id);
     });
 
+    it('drops sealed option values (passwords) when a request ends, either way, and keeps the others', async () => {
+      const sealed = { pretty: true, password: 'sealed:v1:AAAA', user_password: 'sealed:v1:BBBB' };
+      const ok = convert({ options: sealed });
+      const bad = convert({ options: sealed });
+      for (const r of [ok, bad]) {
+        await db.requests.createRequest(r, []);
+        await db.requests.claim(r.id, 10);
+        // Running: the worker still has to open them.
+        expect((await db.requests.getRequest(r.id))?.options).toEqual(sealed);
+      }
+      await db.requests.finishSucceeded(ok.id, [artifact(ok.id, 'json')], 20);
+      await db.requests.finishFailed(bad.id, failure, 20);
+      for (const r of [ok, bad])
+        expect((await db.requests.getRequest(r.id))?.options).toEqual({ pretty: true });
+    });
+
     it('puts interrupted work back in the queue, or fails it past the attempt limit or without input', async () => {
       await drainQueue();
       const fresh = convert();
