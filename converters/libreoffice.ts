@@ -192,6 +192,43 @@ const UNLOCK_EDGES: ConversionEdge[] = (
   options: ['password'],
 }));
 
+/**
+ * Variants of the office formats that LibreOffice both reads and writes: the macro-enabled OOXML
+ * documents and the flat (single XML file) ODF ones. Each converts to PDF and to its OOXML and ODF
+ * counterparts, and is made from the format it varies (which is how the self-test gets a sample).
+ */
+const VARIANTS: Record<string, { base: FormatId; module: Module; filter: string; write?: string }> = {
+  docm: { base: 'docx', module: 'writer', filter: 'MS Word 2007 XML', write: 'MS Word 2007 XML VBA' },
+  xlsm: {
+    base: 'xlsx',
+    module: 'calc',
+    filter: 'Calc MS Excel 2007 XML',
+    write: 'Calc MS Excel 2007 VBA XML',
+  },
+  pptm: {
+    base: 'pptx',
+    module: 'impress',
+    filter: 'Impress MS PowerPoint 2007 XML',
+    write: 'Impress MS PowerPoint 2007 XML VBA',
+  },
+  fodt: { base: 'odt', module: 'writer', filter: 'OpenDocument Text Flat XML' },
+  fods: { base: 'ods', module: 'calc', filter: 'OpenDocument Spreadsheet Flat XML' },
+  fodp: { base: 'odp', module: 'impress', filter: 'OpenDocument Presentation Flat XML' },
+};
+const COUNTERPARTS: Record<Module, FormatId[]> = {
+  writer: ['pdf', 'docx', 'odt'],
+  calc: ['pdf', 'xlsx', 'ods'],
+  impress: ['pdf', 'pptx', 'odp'],
+};
+for (const [id, v] of Object.entries(VARIANTS)) {
+  IMPORT[id] = { module: v.module, filter: v.filter };
+  EXPORT[v.module][id] = v.write ?? v.filter;
+}
+const VARIANT_EDGES: ConversionEdge[] = Object.entries(VARIANTS).flatMap(([id, v]) => [
+  ...familyEdges([id], COUNTERPARTS[v.module], () => MODULE_FAMILY[v.module]),
+  ...familyEdges([v.base], [id], () => MODULE_FAMILY[v.module]),
+]);
+
 const EDGES: ConversionEdge[] = [
   ...familyEdges(WRITER_FORMATS, [...WRITER_FORMATS, 'pdf'], (from) =>
     from === 'txt' ? 'text' : 'document',
@@ -202,6 +239,7 @@ const EDGES: ConversionEdge[] = [
   ...familyEdges(IMPRESS_FORMATS, [...IMPRESS_FORMATS, 'pdf'], () => 'presentation'),
   ...PDF_EDGES,
   ...UNLOCK_EDGES,
+  ...VARIANT_EDGES,
 ];
 
 /** The document information asked, or undefined. */

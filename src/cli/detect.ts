@@ -72,7 +72,10 @@ async function runDetect(files: string[], flags: DetectFlags): Promise<number> {
 const COLUMNS: Array<[title: string, cell: (r: Row) => string]> = [
   ['FILE', (r) => r.file],
   ['DECLARED', (r) => r.declared],
-  ['DETECTED', (r) => (r.encrypted ? `${r.detected} (encrypted)` : r.detected)],
+  [
+    'DETECTED',
+    (r) => `${r.detected}${r.version ? ` (${r.version})` : ''}${r.encrypted ? ' (encrypted)' : ''}`,
+  ],
   ['MATCH', (r) => (r.match ? 'yes' : 'NO')],
   ['MIME', (r) => r.mime],
   ['CONFIDENCE', (r) => r.confidence.toFixed(2)],

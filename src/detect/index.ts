@@ -8,6 +8,7 @@ import {
   resolveFormat,
 } from '../formats/index.js';
 import { detectBinaryFormat } from './binary/index.js';
+import { matchDbase, matchDocumentSignature } from './document-signatures.js';
 import { isAudioOnlyMp4 } from './isobmff.js';
 import { detectMagic } from './magic.js';
 import { inspectOle, isOleSignature } from './ole.js';
@@ -36,6 +37,8 @@ export interface DetectReport {
   encrypted?: true;
   /** For text formats: the encoding the bytes are written in (`utf-8`, `big5`, `shift_jis`...). */
   encoding?: string;
+  /** The version or variant the bytes name, where engines treat it apart (`Word 6.0/95`, `Excel 4.0 (BIFF4)`). */
+  version?: string;
 }
 
 export interface DetectOptions {
@@ -72,6 +75,7 @@ export async function detect(file: string, options: DetectOptions = {}): Promise
     confidence: finding.confidence,
     ...(finding.encrypted ? { encrypted: true as const } : {}),
     ...(finding.encoding ? { encoding: finding.encoding } : {}),
+    ...(finding.version ? { version: finding.version } : {}),
   };
 }
 
@@ -129,7 +133,10 @@ async function detectSource(src: ByteSource): Promise<Finding> {
   if (isOleSignature(src.head)) return inspectOle(src);
   const looksLikeText = startsAsText(src.head);
   const signature =
-    (await detectBinaryFormat(src, looksLikeText)) ?? matchSignature(src.head) ?? (await flacAfterId3(src));
+    (await detectBinaryFormat(src, looksLikeText)) ??
+    matchSignature(src.head) ??
+    matchDocumentSignature(src.head) ??
+    (await flacAfterId3(src));
   if (signature) return signature;
   if (looksLikeText) {
     const text = (await sniffPastBlankHead(src)) ?? sniffText(src.head, src.complete);
@@ -141,6 +148,8 @@ async function detectSource(src: ByteSource): Promise<Finding> {
   const magic = await detectMagic(src, (id) => getFormat(id) !== undefined);
   if (magic?.id === 'mp4' && (await isAudioOnlyMp4(src))) return { ...magic, id: 'm4a' };
   if (magic && magic.id !== 'bin') return magic;
+  const dbf = matchDbase(src.head);
+  if (dbf) return dbf;
   const padded = await sniffPastNulPadding(src);
   if (padded) return padded;
   // Short signatures of formats outside the registry also match text (a UTF-16 BOM reads as an

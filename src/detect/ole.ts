@@ -9,13 +9,29 @@ const MAX_DIRECTORY_SECTORS = 32;
 const MAX_CHAIN_HOPS = 4096;
 const MINI_SECTOR = 64;
 
-/** The stream each legacy Office format keeps its content in. */
-const STREAM_IDS: Array<[stream: string, id: string]> = [
+/**
+ * The stream (or storage) each compound-file format keeps its content in, with the version it
+ * implies where that one name settles it: Excel 5.0/95 wrote BIFF5 into `Book`, Excel 97 and later
+ * BIFF8 into `Workbook`; PowerPoint 4.0 kept its slides in `PP40`.
+ */
+const STREAM_IDS: Array<[stream: string, id: string, version?: string]> = [
   ['WordDocument', 'doc'],
   ['Workbook', 'xls'],
-  ['Book', 'xls'],
+  ['Book', 'xls', 'Excel 5.0/95 (BIFF5)'],
   ['PowerPoint Document', 'ppt'],
+  ['PP40', 'ppt', 'PowerPoint 4.0'],
+  ['VisioDocument', 'vsd'],
+  ['Quill', 'pub'],
+  ['__properties_version1.0', 'msg'],
+  ['MatOST', 'wps'],
+  ['FileHeader', 'hwp', 'HWP 5.0'],
 ];
+
+/** The root storage's class id of a Windows Installer database and patch (ECMA/MS-CFB `CLSID`). */
+const MSI_CLASS_IDS = new Set([
+  '84100c00-0000-0000-c000-000000000046',
+  '86100c00-0000-0000-c000-000000000046',
+]);
 
 /**
  * A password-protected DOCX, XLSX or PPTX is a compound file holding the encrypted package
@@ -44,14 +60,27 @@ export async function inspectOle(src: ByteSource): Promise<Finding> {
   const file = new CompoundFile(src);
   const entries = await file.directory();
   if (entries.has('EncryptedPackage') && entries.has('EncryptionInfo')) {
-    return { id: 'docx', confidence: CONFIDENCE.WEAK, encrypted: true, oneOf: ENCRYPTED_OOXML };
+    return {
+      id: 'docx',
+      confidence: CONFIDENCE.WEAK,
+      encrypted: true,
+      oneOf: ENCRYPTED_OOXML,
+      version: 'encrypted OOXML',
+    };
   }
-  for (const [stream, id] of STREAM_IDS) {
+  for (const [stream, id, named] of STREAM_IDS) {
     const entry = entries.get(stream);
     if (!entry) continue;
     const encrypted = await legacyEncrypted(file, id, entry, entries.get('Current User'));
-    return { id, confidence: CONFIDENCE.CONTAINER, ...(encrypted ? { encrypted } : {}) };
+    const version = named ?? (id === 'doc' ? wordVersion(await file.streamHead(entry)) : undefined);
+    return {
+      id,
+      confidence: CONFIDENCE.CONTAINER,
+      ...(encrypted ? { encrypted } : {}),
+      ...(version ? { version } : {}),
+    };
   }
+  if (MSI_CLASS_IDS.has(file.rootClassId)) return { id: 'msi', confidence: CONFIDENCE.CONTAINER };
   return (entries.size === 0 && streamStartInHead(src.head)) || { id: 'bin', confidence: CONFIDENCE.FOREIGN };
 }
 
@@ -74,6 +103,16 @@ async function legacyEncrypted(
   if (!currentUser) return false;
   const atom = await file.streamHead(currentUser);
   return atom.length >= 16 && atom.readUInt32LE(12) === 0xf3d1c4df;
+}
+
+/**
+ * Word 6.0 and Word 95 wrote an older FIB into the same `WordDocument` stream: its nFib is 101 to
+ * 105 where Word 97 and later write 193 or more. Engines that read one may not read the other.
+ */
+function wordVersion(fib: Buffer): string | undefined {
+  if (fib.length < 4) return undefined;
+  const nFib = fib.readUInt16LE(2);
+  return nFib >= 101 && nFib <= 105 ? 'Word 6.0/95' : undefined;
 }
 
 /** FILEPASS (0x2F) among the first records of the workbook globals, before their end. */
@@ -110,6 +149,8 @@ class CompoundFile {
   private readonly sectorSize: number = 0;
   private readonly fatCache = new Map<number, Buffer>();
   private root?: DirEntry;
+  /** The root storage's CLSID as text (lower case), once `directory()` has read it. */
+  rootClassId = '';
 
   constructor(private readonly src: ByteSource) {
     const header = src.head;
@@ -149,8 +190,10 @@ class CompoundFile {
         const nameBytes = dir.readUInt16LE(at + 0x40);
         const type = dir[at + 0x42] ?? 0;
         const entry = { type, start: dir.readUInt32LE(at + 0x74), size: dir.readUInt32LE(at + 0x78) };
-        if (type === 5) this.root = entry;
-        else if (nameBytes >= 2 && nameBytes <= 64 && (type === 1 || type === 2))
+        if (type === 5) {
+          this.root = entry;
+          this.rootClassId = classIdText(dir.subarray(at + 0x50, at + 0x60));
+        } else if (nameBytes >= 2 && nameBytes <= 64 && (type === 1 || type === 2))
           entries.set(dir.toString('utf16le', at, at + nameBytes - 2), entry);
       }
       sector = await this.nextSector(sector);
@@ -181,4 +224,11 @@ class CompoundFile {
     const bytes = await this.readSector(sector);
     return bytes.subarray(within, within + Math.min(entry.size, MINI_SECTOR));
   }
+}
+
+/** A CLSID's 16 bytes as hex in the order they are stored, grouped 8-4-4-4-12. */
+function classIdText(b: Buffer): string {
+  if (b.length < 16) return '';
+  const hex = b.toString('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }

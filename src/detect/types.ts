@@ -13,6 +13,8 @@ export interface Finding {
   oneOf?: readonly FormatId[];
   /** For text: the encoding its bytes are written in (lower case, WHATWG names). */
   encoding?: string;
+  /** The format's version or variant where the bytes name one that engines treat apart (`Word 6.0/95`). */
+  version?: string;
 }
 
 /**

@@ -1,6 +1,7 @@
-import { inflateRawSync } from 'node:zlib';
+import { constants, inflateRawSync } from 'node:zlib';
 import type { ByteSource } from './source.js';
 import { CONFIDENCE, type Finding } from './types.js';
+import { classifyPackageNames, findingFromContentTypes, MIMETYPE_IDS } from './zip-documents.js';
 
 const LOCAL_HEADER = 0x04034b50;
 const LOCAL_HEADER_BYTES = Buffer.from([0x50, 0x4b, 0x03, 0x04]);
@@ -12,16 +13,6 @@ const ZIP64_END = 0x06064b50;
 const MAX_TAIL = 22 + 0xffff;
 /** Central directories beyond this are read only in part: the names that tell formats apart come early. */
 const MAX_CENTRAL_DIR = 4 * 1024 * 1024;
-
-const MIMETYPE_IDS: Record<string, string> = {
-  'application/vnd.oasis.opendocument.text': 'odt',
-  'application/vnd.oasis.opendocument.text-template': 'odt',
-  'application/vnd.oasis.opendocument.spreadsheet': 'ods',
-  'application/vnd.oasis.opendocument.spreadsheet-template': 'ods',
-  'application/vnd.oasis.opendocument.presentation': 'odp',
-  'application/vnd.oasis.opendocument.presentation-template': 'odp',
-  'application/epub+zip': 'epub',
-};
 
 interface Entry {
   name: string;
@@ -44,14 +35,25 @@ export function isZipSignature(head: Buffer): boolean {
 export async function inspectZip(src: ByteSource): Promise<Finding> {
   const entries = await readCentralDirectory(src);
   if (!entries) return guessFromLocalHeaders(src);
+  const text = (name: string) => {
+    const entry = entries.find((e) => e.name === name);
+    return entry ? readEntryText(src, entry) : Promise.resolve('');
+  };
+  // ODF requires `mimetype` to be the first entry, stored; writers that break the rule (it comes
+  // later, or compressed) still name the format in it, so it is looked up by name and inflated.
   const mimetype = entries.find((e) => e.name === 'mimetype');
   if (mimetype) {
-    const id = MIMETYPE_IDS[await readStoredText(src, mimetype)];
+    const id = MIMETYPE_IDS[(await readEntryText(src, mimetype)).trim()];
     const encrypted = id !== undefined && id !== 'epub' && (await odfEncrypted(src, entries));
     if (id) return { id, confidence: CONFIDENCE.CONTAINER, ...(encrypted ? { encrypted } : {}) };
   }
-  const byNames = classifyNames(entries.map((e) => e.name));
-  return byNames ?? { id: 'zip', confidence: CONFIDENCE.CONTAINER };
+  const names = entries.map((e) => e.name);
+  const typed = names.includes('[Content_Types].xml')
+    ? findingFromContentTypes(await text('[Content_Types].xml'))
+    : undefined;
+  if (typed) return typed;
+  const found = classifyNames(names) ?? (await classifyPackageNames(names, text));
+  return found ?? { id: 'zip', confidence: CONFIDENCE.CONTAINER };
 }
 
 /** Parts only an OOXML document has, telling a truncated one whose first entries are cut off. */
@@ -149,13 +151,29 @@ function parseCentralDirectory(cd: Buffer, count: number): Entry[] {
   return entries;
 }
 
-/** The text of a small stored (uncompressed) entry; ODF and EPUB require `mimetype` to be stored. */
-async function readStoredText(src: ByteSource, entry: Entry): Promise<string> {
-  if (entry.method !== 0 || entry.compressedSize > 256) return '';
+/** How much of an entry is read to name a format: its first bytes say it. */
+const ENTRY_HEAD_BYTES = 16 * 1024;
+
+/**
+ * The first bytes of an entry as text: stored, or deflated and inflated only as far as its first
+ * compressed bytes go (a sync flush gives what they hold without the rest of the stream).
+ */
+async function readEntryText(src: ByteSource, entry: Entry): Promise<string> {
+  if (entry.method !== 0 && entry.method !== 8) return '';
   const local = await src.read(entry.localOffset, 30);
   if (local.length < 30 || local.readUInt32LE(0) !== LOCAL_HEADER) return '';
   const dataAt = entry.localOffset + 30 + local.readUInt16LE(26) + local.readUInt16LE(28);
-  return (await src.read(dataAt, entry.compressedSize)).toString('latin1').trim();
+  const data = await src.read(dataAt, Math.min(entry.compressedSize, ENTRY_HEAD_BYTES));
+  if (entry.method === 0) return data.toString('latin1');
+  try {
+    const bytes = inflateRawSync(data, {
+      finishFlush: constants.Z_SYNC_FLUSH,
+      maxOutputLength: 64 * ENTRY_HEAD_BYTES,
+    });
+    return bytes.toString('latin1');
+  } catch {
+    return '';
+  }
 }
 
 /** A manifest is a few kB; one past this is not read. */

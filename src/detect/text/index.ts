@@ -1,6 +1,7 @@
 import { CONFIDENCE, type Finding } from '../types.js';
 import { sniffDelimited, sniffJson, sniffToml, sniffYaml, wholeLines } from './data.js';
 import { type DecodedText, decodeText } from './decode.js';
+import { jsonVocabulary, sniffMarked, xmlVocabulary } from './documents.js';
 import { sniffMarkup } from './markup.js';
 import { bestScored } from './scored.js';
 
@@ -42,14 +43,16 @@ export function sniffDecoded(doc: DecodedText): Finding {
   if (text.startsWith('{\\rtf')) return { id: 'rtf', confidence: CONFIDENCE.SIGNATURE };
   // PHP opens with its tag; after it comes code or the HTML it prints, not an XML prolog.
   if (/^\s*<\?php\b/.test(text)) return { id: 'php', confidence: CONFIDENCE.STRONG_TEXT };
+  const marked = sniffMarked(text);
+  if (marked) return marked;
   const markup = sniffMarkup(text);
   // A page with PHP blocks further down is a PHP template, whatever HTML it opens with: the
   // `<?php` tag is no HTML, and the file is the server's program, not the page a browser gets.
   if (markup?.id === 'html' && /<\?php\b/.test(text)) return { id: 'php', confidence: markup.confidence };
-  if (markup) return markup;
+  if (markup) return (markup.id === 'xml' && xmlVocabulary(text)) || markup;
   const lines = wholeLines(doc);
   const data = sniffJson(doc, lines) ?? sniffToml(doc, lines) ?? sniffYaml(doc, lines);
-  if (data) return data;
+  if (data) return (data.id === 'json' && jsonVocabulary(text)) || data;
   const table = sniffDelimited(lines);
   const scored = bestScored(text);
   if (table && (!scored || scored.score < OVERRIDES_TABLE)) return table;

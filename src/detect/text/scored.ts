@@ -1,5 +1,6 @@
 import type { FormatId } from '../../formats/index.js';
 import { requiredLiteral } from './literal.js';
+import { DOCUMENT_TRAITS } from './scored-documents.js';
 
 /** A trait of a text format: a pattern (or a test) and how much finding it anywhere counts. */
 type Trait = [pattern: RegExp | ((text: string) => boolean), weight: number];
@@ -311,6 +312,8 @@ const TRAITS: Record<FormatId, Trait[]> = {
     [/\bWHERE\b/, 1],
     [/^--( |$)/m, 1],
   ],
+  // Last, so that a tie goes to the formats above.
+  ...DOCUMENT_TRAITS,
 };
 
 /**
@@ -438,10 +441,13 @@ function scoreAll(text: string): { id: FormatId; score: number } | undefined {
   const scores = new Map<FormatId, number>();
   for (const [id, traits] of COMPILED)
     scores.set(id, PROSE.has(id) ? (proseAllowed ? score(traits, text) : 0) : score(traits, unfenced));
-  // TypeScript is JavaScript with types, C++ grew from C: their own traits only count on top.
+  // TypeScript is JavaScript with types, C++ grew from C, Sass and Less extend CSS: their own
+  // traits only count on top.
   for (const [dialect, base] of [
     ['ts', 'js'],
     ['cpp', 'c'],
+    ['scss', 'css'],
+    ['less', 'css'],
   ] as const) {
     const own = scores.get(dialect)!;
     scores.set(dialect, own >= 3 ? own + scores.get(base)! : 0);

@@ -54,6 +54,10 @@ export const detectReportSchema = z
       description:
         'For text: the encoding its bytes are written in, as WHATWG names it (utf-8, utf-16le, big5, shift_jis, windows-1251...).',
     }),
+    version: z.string().optional().meta({
+      description:
+        'The version or variant the bytes name, where engines treat it apart (Word 6.0/95, Excel 4.0 (BIFF4), encrypted OOXML).',
+    }),
   })
   .meta({ id: 'DetectReport' });
 
