@@ -99,7 +99,9 @@ describe('pixel work stays off the event loop', () => {
       // and the garbage collector's, which the same work done off the loop by the test measures
       // (0.4 to 0.7 s here, tens of ms on a quiet machine). So: 500 ms, or four times the noise.
       const bound = Math.max(500, 4 * noise);
-      console.log(`event loop: longest hold ${held.toFixed(0)} ms during the merge, noise ${noise.toFixed(0)} ms`);
+      console.log(
+        `event loop: longest hold ${held.toFixed(0)} ms during the merge, noise ${noise.toFixed(0)} ms`,
+      );
       expect(held, `longest hold ${held.toFixed(0)} ms, noise ${noise.toFixed(0)} ms`).toBeLessThan(bound);
     },
     300_000,
