@@ -15,7 +15,7 @@ import {
   type OptionValues,
   oneOfNumbers,
 } from '../src/engine/option-kit.js';
-import { expandPages, optionsFor } from '../src/engine/options.js';
+import { optionsFor, pagesMade } from '../src/engine/options.js';
 import { compress, PASSWORD, pages, password, wantsLossyCompression } from '../src/engine/shared-options.js';
 import { FileconvError } from '../src/errors/index.js';
 import { mapLimit } from '../src/run/concurrency.js';
@@ -174,12 +174,16 @@ async function runQpdf(qpdf: string, args: readonly string[], ctx: StepContext):
   }
 }
 
-/** Refuses a split into more parts than a request may hold, before any part is written. */
+/**
+ * Refuses a split into more parts than a request may hold, before any part is written. The parts
+ * are counted as qpdf makes them: a page named twice is written twice (`1,1,1...` with split 1
+ * made a part per mention, 3,001 from a one-page PDF, when distinct pages were counted).
+ */
 async function checkSplit(qpdf: string, input: string, o: Options, ctx: StepContext): Promise<void> {
   if (!o.split) return;
   const open = o.password === undefined ? [] : [`--password=${o.password}`];
   const count = Number((await runQpdf(qpdf, [...open, '--show-npages', input], ctx)).trim());
-  const pagesKept = o.pages ? expandPages(o.pages, count).length : count;
+  const pagesKept = pagesMade(o.pages, count);
   const parts = Math.ceil(pagesKept / o.split);
   if (parts > MAX_SPLIT_PARTS) {
     throw new FileconvError(
@@ -253,6 +257,18 @@ async function refuseLocked(qpdf: string, input: string, ctx: StepContext): Prom
   if (probe === 0) throw new FileconvError('ENCRYPTED_DOCUMENT');
 }
 
+/**
+ * A merge's input as the merge will read it: a PDF, open without a password, with pages. Run on
+ * every PDF input before any input is converted, so a damaged last input fails the merge at once.
+ */
+async function checkMergeInput(path: string, ctx: StepContext): Promise<void> {
+  const qpdf = qpdfBinary();
+  await assertPdfHeader(path);
+  await refuseLocked(qpdf, path, ctx);
+  const pages = Number((await runQpdf(qpdf, ['--show-npages', path], ctx)).trim());
+  if (!(pages > 0)) throw new FileconvError('MALFORMED_DOCUMENT', 'The PDF has no pages.');
+}
+
 /** Inputs of a merge read at once (page counts and outlines, one qpdf process each). */
 const READS_AT_ONCE = 4;
 
@@ -308,7 +324,7 @@ export default defineConverter({
   packages: ['qpdf', 'librsvg2-bin', 'poppler-utils', 'fonts-dejavu-core'],
   edges,
   options: OPTIONS,
-  merge: { format: 'pdf', options: MERGE_OPTIONS, run: mergePdfs },
+  merge: { format: 'pdf', options: MERGE_OPTIONS, run: mergePdfs, check: checkMergeInput },
   concurrency: 2,
   timeoutMs: 120_000,
   probe: () => probeBinary(['qpdf'], ['--version'], /qpdf version (\d+\.\d+(?:\.\d+)?)/),

@@ -44,6 +44,10 @@ export function nodeOptions(command: Command): Command {
       `with --database: a conversion whose worker sent no heartbeat this long goes to another worker (${ENV_NAMES.heartbeatLimit}, default 30s)`,
     )
     .option(
+      '--request-deadline <duration>',
+      `the longest a conversion may run once started, all its steps and a merge's inputs together (${ENV_NAMES.requestDeadline}, default 30m)`,
+    )
+    .option(
       '--warm <engines>',
       `engines to start at once rather than on their first conversion, like chromium,libreoffice (${ENV_NAMES.warm}, default none)`,
     )

@@ -3,8 +3,10 @@ import type { InMemoryJob, InMemoryResult } from '../run/in-memory.js';
 import type { MergeJob } from '../run/merge.js';
 import type { ScratchSpace } from '../run/scratch.js';
 import type { ConversionJob, ConversionResult } from '../run/types.js';
+import { type EngineWork, noWork } from '../run/work.js';
 import type { BlobStore, RequestRecord, RequestStore, StoredError, TimelineEvent } from '../store/types.js';
 import type { OptionSecrets } from './option-secrets.js';
+import { settleQuota } from './quota-units.js';
 
 /**
  * What the worker side of a filed conversion shares between its file and in-memory paths and
@@ -34,8 +36,13 @@ export interface RunRequestDeps {
   /** Opens the passwords a request's options hold sealed (submit-conversion sealed them). */
   optionSecrets: OptionSecrets;
   log(message: string): void;
-  /** Gives back the daily quota unit of a failed conversion; true when one was given back. */
-  refund?(request: RequestRecord): Promise<boolean>;
+  /**
+   * Moves the request's quota count by `units`: negative gives units back (true when some were),
+   * positive counts engine work past what it drew (quota-units.ts).
+   */
+  adjustQuota?(request: RequestRecord, units: number): Promise<boolean>;
+  /** The longest a conversion may run once started, in ms (all its steps and inputs); none when unset. */
+  deadlineMs?: number;
 }
 
 /**
@@ -71,8 +78,9 @@ export function startedMessage(r: RequestRecord): string {
 }
 
 /**
- * Fails a running request once, deletes its input and refunds its quota unit; false when it had
- * ended. `before`: the run's events not stored yet, written ahead of `failed` in the same step.
+ * Fails a running request once, deletes its input and settles its quota for the engine work it
+ * did (`work`; none given: nothing ran, all its units come back); false when it had ended.
+ * `before`: the run's events not stored yet, written ahead of `failed` in the same step.
  */
 export async function failRequest(
   deps: RunRequestDeps,
@@ -80,30 +88,16 @@ export async function failRequest(
   error: StoredError,
   message: string,
   before: readonly TimelineEvent[] = [],
+  work: EngineWork = noWork(),
 ): Promise<boolean> {
   const failed = await deps.store.finishFailed(r.id, error, Date.now(), [
     ...before,
     { at: Date.now(), kind: 'failed', message },
   ]);
   await dropInput(deps, r);
-  // Refunded only by the run that failed it, so a duplicate delivery never gives a unit back twice.
-  if (failed) await refund(deps, r);
+  // Settled only by the run that failed it, so a duplicate delivery never gives units back twice.
+  if (failed) await settleQuota(deps, r, work, false);
   return failed;
-}
-
-/** Failed conversions do not count against the day's quota (the day the unit was drawn from). */
-async function refund(deps: RunRequestDeps, r: RequestRecord): Promise<void> {
-  if (!r.quota || !deps.refund) return;
-  try {
-    if (await deps.refund(r))
-      await deps.store.addEvent(r.id, {
-        at: Date.now(),
-        kind: 'refunded',
-        message: `The failed conversion was not counted: one unit of ${r.quota.kind} for ${r.quota.day} was given back.`,
-      });
-  } catch (e) {
-    deps.log(`refund for ${r.id} failed: ${(e as Error).message}`);
-  }
 }
 
 /**

@@ -2,8 +2,10 @@ import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { isFileconvError } from '../errors/index.js';
 import type { Progress } from '../run/types.js';
+import { noWork } from '../run/work.js';
 import { type ClaimTicket, MAX_ATTEMPTS, type RequestRecord } from '../store/types.js';
 import { orderedWrites } from './ordered-writes.js';
+import { settleQuota } from './quota-units.js';
 import {
   dropInput,
   failRequest,
@@ -71,6 +73,11 @@ export async function runClaimedRequest(
     return writes.write(() => store.addEvent(r.id, { at, kind, message }));
   };
   let outDir: string | undefined;
+  const work = noWork();
+  // The request's own deadline, apart from the worker's signal: stopping a worker puts the
+  // conversion back in the queue, a deadline fails it.
+  const deadline = new AbortController();
+  const timer = deps.deadlineMs ? setTimeout(() => deadline.abort(), deps.deadlineMs) : undefined;
   let lastPercent = -1;
   let lastStage = '';
   const onProgress = (p: Progress) => {
@@ -99,7 +106,8 @@ export async function runClaimedRequest(
       options,
       outDir: join(dir, 'out'),
       baseName: base,
-      signal,
+      signal: AbortSignal.any([signal, deadline.signal]),
+      work,
       // Intake refused a file that is not its declared format (core/submit-*.ts), on the same
       // stored bytes.
       declaredChecked: true,
@@ -116,6 +124,7 @@ export async function runClaimedRequest(
           return engine.merge({ ...job, inputs });
         })
       : await blobs.withLocalCopy(inputKey, dir, (input) => engine.convert({ ...job, input, from: from! }));
+    clearTimeout(timer);
     enginesDone?.();
     const steps = result.plan.steps.length;
     onProgress({ percent: 99, stage: 'storing', step: steps, steps });
@@ -134,6 +143,7 @@ export async function runClaimedRequest(
       for (const a of artifacts) await blobs.delete(a.blobKey).catch(() => {});
       return 'dropped';
     }
+    await settleQuota(deps, r, work, true);
     return 'succeeded';
   } catch (e) {
     await writes.settled();
@@ -144,13 +154,22 @@ export async function runClaimedRequest(
       await event('requeued', REQUEUED_MESSAGE);
       return 'requeued';
     }
-    if (!isFileconvError(e)) deps.log(`conversion ${r.id} failed: ${(e as Error)?.stack ?? String(e)}`);
-    const error = requestError(e);
-    const failed = await failRequest(deps, r, error, `Conversion failed (${error.code}): ${error.message}`);
-    return failed ? 'failed' : 'dropped';
+    const error = deadline.signal.aborted
+      ? { code: 'CONVERT_FAILED', message: pastDeadline(deps.deadlineMs!) }
+      : requestError(e);
+    if (!isFileconvError(e) && !deadline.signal.aborted)
+      deps.log(`conversion ${r.id} failed: ${(e as Error)?.stack ?? String(e)}`);
+    const message = `Conversion failed (${error.code}): ${error.message}`;
+    return (await failRequest(deps, r, error, message, [], work)) ? 'failed' : 'dropped';
   } finally {
+    clearTimeout(timer);
     if (outDir) await rm(outDir, { recursive: true, force: true }).catch(() => {});
   }
+}
+
+function pastDeadline(ms: number): string {
+  const limit = ms >= 60_000 ? `${Math.round(ms / 60_000)} min` : `${Math.round(ms / 1000)} s`;
+  return `The conversion ran past the request's time limit of ${limit} and was stopped.`;
 }
 
 /**

@@ -39,7 +39,8 @@ export interface StoredInput {
 export interface SubmitMetering {
   /** The string quotas and requests are filed under (`key:...` or the client's IP). */
   identity: string;
-  draw(kind: QuotaKind): Promise<QuotaDraw>;
+  /** Takes `units` (default 1) of the quota, all or none. */
+  draw(kind: QuotaKind, units?: number): Promise<QuotaDraw>;
   refund(draw: QuotaDraw): Promise<unknown>;
 }
 
@@ -219,8 +220,9 @@ export async function fileRequest(
   filed: FiledRequest,
   events: TimelineEvent[],
 ): Promise<void> {
-  // Only accepted work counts: the unit is taken once the request is valid, just before it is filed.
-  const draw = await sub.metering.draw(filed.quota);
+  // Only accepted work counts: the units are taken once the request is valid, just before it is
+  // filed; a merge takes one per input, as each is a conversion of its own.
+  const draw = await sub.metering.draw(filed.quota, filed.inputs?.length ?? 1);
   const ahead = await deps.queue.depth();
   const queuedAt = events.at(-1)?.at ?? Date.now();
   try {

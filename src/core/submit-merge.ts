@@ -104,6 +104,13 @@ export async function submitMerge(
         // Refused before any engine runs, as a single upload is: bytes that are not their format.
         const mismatch = formatMismatch(from, { id: report.detected, confidence: report.confidence });
         if (mismatch) throw mismatch;
+        // A merge takes no password, so a protected document would fail only once every input
+        // before it had been converted: refused now, before anything is filed or counted.
+        if (report.encrypted)
+          throw new FileconvError(
+            'INVALID_REQUEST',
+            'It is password-protected, and a merge opens no protected input: convert it on its own with its password first, then merge the result.',
+          );
         inputs.push({ key: input.key, filename, format: from, size: input.size });
         detected.push(`${capital(inputLabel(i, filename))}: ${detectMessage(report)}`);
       } catch (e) {

@@ -82,6 +82,11 @@ export interface MergeCapability {
   /** The converter's options the merge honours (they apply to no single-file step). */
   options: readonly string[];
   run(request: MergeRequest, ctx: StepContext): Promise<StepResult>;
+  /**
+   * Opens one input already in `format` as the merge will (a damaged file, a locked one, no pages
+   * all throw), writing nothing: every input is checked before the first engine of a merge runs.
+   */
+  check?(path: string, ctx: StepContext): Promise<void>;
 }
 
 export interface StepResult {

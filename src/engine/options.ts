@@ -86,3 +86,20 @@ export function expandPages(pages: string | undefined, pageCount: number): numbe
   }
   return [...set].sort((x, y) => x - y);
 }
+
+/**
+ * How many pages qpdf writes for a `pages` selection: every page each time it is named (`1,1,1`
+ * is three pages), reversed ranges (`5-1`) too, each range clamped to the document. Counted, not
+ * listed, so a selection of millions costs nothing to check.
+ */
+export function pagesMade(pages: string | undefined, pageCount: number): number {
+  if (!pages) return pageCount;
+  let made = 0;
+  for (const part of pages.split(',')) {
+    const [a, b = a] = part.split('-').map(Number) as [number, number?];
+    const low = Math.max(1, Math.min(a, b));
+    const high = Math.min(pageCount, Math.max(a, b));
+    if (high >= low) made += high - low + 1;
+  }
+  return made;
+}

@@ -22,6 +22,7 @@ import {
   withTimeLimit,
 } from './runner.js';
 import type { ConversionJob, ConversionResult, RunEvent } from './types.js';
+import { meter } from './work.js';
 
 export { checkInputCount, inputLabel, MAX_MERGE_INPUTS } from './merge-limits.js';
 
@@ -139,26 +140,28 @@ export async function runMerge(
   const temp = await mkdtemp(join(root, 'fileconv-merge-'));
   try {
     await handToEngine([temp]);
+    const ready = await preflight(planned, temp, job.to, signal, emit);
     const pdfs: { path: string; title: string }[] = [];
     for (const [i, { input, plan }] of planned.inputs.entries()) {
       if (signal.aborted) throw cancelled();
       const label = inputLabel(i, input.name);
       const dir = join(temp, `input-${i + 1}`);
-      await mkdir(dir);
       const started = Date.now();
+      const runsBefore = job.work?.runs ?? 0;
       try {
-        if (!plan) {
-          const path = join(dir, `input.${extensionOf(job.to)}`);
-          await copyFile(input.path, path, constants.COPYFILE_FICLONE);
+        const path = ready.get(i);
+        if (path) {
           pdfs.push({ path, title: stemOf(input.name) });
           emit('input', `${label}: already ${job.to}, merged as it is`);
-        } else {
+        } else if (plan) {
+          await mkdir(dir);
           const result = await executePlan(plan, {
             input: input.path,
             outDir: dir,
             baseName: 'converted',
             signal,
             declaredChecked: job.declaredChecked,
+            work: job.work,
             onProgress: (p) => progress(i, p.percent / 100),
             onEvent: (e) => {
               if (e.kind === 'engine-failed' || e.kind === 'fallback' || e.kind === 'log')
@@ -177,12 +180,15 @@ export async function runMerge(
       } catch (e) {
         if (signal.aborted) throw cancelled();
         throw ofInput(e, i, input.name);
+      } finally {
+        if (job.work && job.work.runs > runsBefore) job.work.inputs++;
       }
       progress(i + 1, 0);
     }
+    const mergeStarted = performance.now();
     const merged = await mergeStep(planned, pdfs, join(temp, 'merge'), signal, emit, (f) =>
       progress(planned.inputs.length, f),
-    );
+    ).finally(() => meter(job.work, mergeStarted));
     emit('merge', `merged ${pdfs.length} inputs with ${planned.merger.name}`);
     let final = merged;
     if (planned.after) {
@@ -194,6 +200,7 @@ export async function runMerge(
         options: planned.afterOptions,
         signal,
         declaredChecked: true,
+        work: job.work,
         onEvent: (e) => emit(e.kind, e.message),
       });
       final = result.files[0]!.path;
@@ -216,6 +223,57 @@ export async function runMerge(
   } finally {
     await rm(temp, { recursive: true, force: true });
   }
+}
+
+/**
+ * Copies every input already in the target format into the merge's folder and opens it as the
+ * merge engine will, before any input is converted: a damaged, locked or empty last input fails
+ * the merge before the first engine runs, not after ninety-nine conversions. (Inputs to be
+ * converted were detected and checked against their format when the request was filed.) Returns
+ * the copies by input index.
+ */
+async function preflight(
+  planned: MergePlan,
+  temp: string,
+  to: FormatId,
+  signal: AbortSignal,
+  emit: (kind: string, message: string) => void,
+): Promise<Map<number, string>> {
+  const copies = new Map<number, string>();
+  for (const [i, { input, plan }] of planned.inputs.entries()) {
+    if (plan) continue;
+    const dir = join(temp, `input-${i + 1}`);
+    await mkdir(dir);
+    const path = join(dir, `input.${extensionOf(to)}`);
+    await copyFile(input.path, path, constants.COPYFILE_FICLONE);
+    copies.set(i, path);
+  }
+  const check = planned.merger.merge?.check;
+  if (!check || copies.size === 0) return copies;
+  const workDir = join(temp, 'preflight');
+  await mkdir(workDir);
+  await handToEngine([workDir, ...copies.values()]);
+  const timeoutMs = planned.merger.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  for (const [i, path] of copies) {
+    const { name } = planned.inputs[i]!.input;
+    try {
+      await withTimeLimit(planned.merger, signal, timeoutMs, (s) =>
+        check(path, {
+          signal: s,
+          timeoutMs,
+          workDir,
+          jobDir: temp,
+          progress: () => {},
+          log: (m) => emit('log', `${inputLabel(i, name)}: ${scrubPaths(m)}`),
+        }),
+      );
+    } catch (e) {
+      if (signal.aborted) throw cancelled();
+      throw ofInput(e, i, name);
+    }
+  }
+  emit('preflight', `${copies.size} ${to} input(s) opened and checked before any conversion`);
+  return copies;
 }
 
 function stemOf(name: string): string {

@@ -22,6 +22,7 @@ import { engineSemaphore } from './concurrency.js';
 import { handToEngine, takeFromEngine } from './confine.js';
 import { scrubPaths, stepFailure } from './failure.js';
 import type { ConversionJob, ConversionOutputFile, ConversionResult, RunEvent } from './types.js';
+import { type EngineWork, meter } from './work.js';
 
 export const DEFAULT_TIMEOUT_MS = 120_000;
 export const DEFAULT_ENGINE_CONCURRENCY = 2;
@@ -99,6 +100,7 @@ export async function executePlan(
         signal,
         emit,
         progress: (f) => report(i, f),
+        work: job.work,
       });
       emit('step-done', `step ${i + 1}/${plan.steps.length} done: ${files.length} file(s)`);
       if (i < plan.steps.length - 1) {
@@ -141,6 +143,7 @@ interface StepEnv {
   signal: AbortSignal;
   emit: (kind: string, message: string) => void;
   progress: (fraction: number) => void;
+  work?: EngineWork;
 }
 
 /**
@@ -178,6 +181,7 @@ async function runStep(step: PlannedStep, input: string, dir: string, env: StepE
       env.signal,
     );
     env.emit('engine-try', `${name}: ${step.from} to ${step.to}`);
+    const started = performance.now();
     try {
       const files = await runWithLimits(
         converter,
@@ -202,6 +206,7 @@ async function runStep(step: PlannedStep, input: string, dir: string, env: StepE
       if (next) env.emit('fallback', `trying ${next.name} for ${step.from} to ${step.to}`);
     } finally {
       release();
+      meter(env.work, started);
     }
   }
   throw stepFailure(errors, step.from, step.to);

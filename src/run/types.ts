@@ -1,6 +1,7 @@
 import type { ArtifactChecks } from '../engine/checks.js';
 import type { FormatId } from '../formats/index.js';
 import type { Plan } from '../plan/types.js';
+import type { EngineWork } from './work.js';
 
 export type ProgressStage = 'queued' | 'converting' | 'storing' | 'done';
 
@@ -37,6 +38,8 @@ export interface ConversionJob {
    * (the server does at intake, on the same stored bytes), so the runner does not detect it again.
    */
   declaredChecked?: boolean;
+  /** Where the engines' work is added up, when the caller meters it. */
+  work?: EngineWork;
 }
 
 export interface ConversionOutputFile {

@@ -69,6 +69,11 @@ export interface ServeConfig {
    * another worker, whatever the lease, in ms. Workers beat every sixth of it.
    */
   heartbeatLimitMs: number;
+  /**
+   * The longest a conversion may run once a worker started it, all its steps and a merge's inputs
+   * together, in ms; past it the request fails with CONVERT_FAILED. Each step also keeps its own limit.
+   */
+  requestDeadlineMs: number;
 }
 
 export const DOWNLOAD_MODES = ['signed', 'presigned'] as const;
@@ -108,6 +113,7 @@ export interface RawServeOptions {
   warm?: string;
   jobLease?: string;
   heartbeatLimit?: string;
+  requestDeadline?: string;
 }
 
 export const DEFAULT_MAX_UPLOAD = 200 * 1024 * 1024;
@@ -115,6 +121,8 @@ export const DEFAULT_MAX_UPLOAD = 200 * 1024 * 1024;
 export const DEFAULT_UPLOAD_PACE: UploadPace = { timeoutMs: 30_000, minRate: 4096 };
 /** Long enough for a busy database or a long GC pause, short enough that failover takes well under a minute. */
 export const DEFAULT_HEARTBEAT_LIMIT_MS = 30_000;
+/** Past the longest one-step conversion (OCR of a long PDF, 10 min) with room for a long merge. */
+export const DEFAULT_REQUEST_DEADLINE_MS = 30 * 60_000;
 /** Longer than the longest long-poll (?wait=30), so only a dead or stalled client is cut. */
 export const DEFAULT_IDLE_TIMEOUT_MS = 120_000;
 
@@ -143,6 +151,7 @@ export const ENV_NAMES: Record<keyof RawServeOptions, string> = {
   warm: 'FILECONV_WARM',
   jobLease: 'FILECONV_JOB_LEASE',
   heartbeatLimit: 'FILECONV_HEARTBEAT_LIMIT',
+  requestDeadline: 'FILECONV_REQUEST_DEADLINE',
 };
 
 /** The flag of each option, which error messages name (the environment variable says the same). */
@@ -170,6 +179,7 @@ const FLAGS: Record<keyof RawServeOptions, string> = {
   warm: '--warm',
   jobLease: '--job-lease',
   heartbeatLimit: '--heartbeat-limit',
+  requestDeadline: '--request-deadline',
 };
 
 const downloadMode = readText(
@@ -230,6 +240,7 @@ const rawServeSchema = z.object({
   warm: engineNames.optional(),
   jobLease: duration.optional(),
   heartbeatLimit: duration.optional(),
+  requestDeadline: duration.optional(),
 } satisfies Record<keyof RawServeOptions, z.ZodType>);
 
 /** Checks `value` against `schema`; a failure names the flag, like `--port must be between 0 and 65535, got 70000.` */
@@ -299,5 +310,6 @@ export function resolveServeConfig(
     warm: o.warm ?? [],
     jobLeaseMs: o.jobLease ?? 15 * 60_000,
     heartbeatLimitMs: o.heartbeatLimit ?? DEFAULT_HEARTBEAT_LIMIT_MS,
+    requestDeadlineMs: o.requestDeadline ?? DEFAULT_REQUEST_DEADLINE_MS,
   };
 }

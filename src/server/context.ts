@@ -31,12 +31,14 @@ export interface LimitDecision {
 export interface WriteLimits {
   /** Counts one write of the caller's IP; undefined when the per-minute limit is off. */
   admitWrite(identity: Identity): Promise<(LimitDecision & { retryAfterSeconds: number }) | undefined>;
-  /** Takes one unit of today's quota (check and count in one step). */
-  draw(identity: Identity, kind: QuotaKind): Promise<LimitDecision & { draw: QuotaDraw }>;
+  /** Takes `units` (default 1) of today's quota, all or none (check and count in one step). */
+  draw(identity: Identity, kind: QuotaKind, units?: number): Promise<LimitDecision & { draw: QuotaDraw }>;
   /** Today's standing of one quota, taking nothing. */
   standing(identity: Identity, kind: QuotaKind): Promise<LimitState>;
-  /** Gives back the unit a failed conversion drew; `meteredAs` is the request's stored identity. */
+  /** Gives back units a request drew; `meteredAs` is the request's stored identity. */
   refund(meteredAs: string, draw: QuotaDraw): Promise<boolean>;
+  /** Counts units of engine work a request did past what it drew (docs/security.md, "Quota units"). */
+  charge(meteredAs: string, draw: QuotaDraw): Promise<void>;
 }
 
 /** The string quotas are counted under (and requests are filed under): per key, or per client IP. */

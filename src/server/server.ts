@@ -97,7 +97,13 @@ export async function openService(config: ServeConfig, options: StartOptions = {
     retentionMs: config.retentionMs,
     optionSecrets,
     log,
-    refund: async (r: RequestRecord) => (r.quota ? metering.refund(r.identity, r.quota) : false),
+    adjustQuota: async (r: RequestRecord, units: number) => {
+      if (!r.quota || units === 0) return false;
+      if (units < 0) return metering.refund(r.identity, { ...r.quota, units: -units });
+      await metering.charge(r.identity, { ...r.quota, units });
+      return true;
+    },
+    deadlineMs: config.requestDeadlineMs,
     observers,
   };
   const queue = stores.jobs

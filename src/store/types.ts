@@ -67,6 +67,8 @@ export interface QuotaDraw {
   kind: QuotaKind;
   /** UTC day (YYYY-MM-DD) the unit was taken from. */
   day: string;
+  /** Units taken or to give back (default 1): a merge takes one per input. */
+  units?: number;
 }
 
 export interface ArtifactRecord {
@@ -263,10 +265,22 @@ export interface KeyStore {
 
 /** Daily quota counters per metered identity (see identity/quota.ts). */
 export interface QuotaStore {
-  /** Checks and counts one unit atomically, exact across processes and nodes. */
-  consume(identity: string, kind: QuotaKind, limit: number, now?: number): Promise<QuotaResult>;
+  /**
+   * Checks and counts `units` (default 1) atomically, exact across processes and nodes: all of them
+   * or none, never past the limit.
+   */
+  consume(
+    identity: string,
+    kind: QuotaKind,
+    limit: number,
+    now?: number,
+    units?: number,
+  ): Promise<QuotaResult>;
   peek(identity: string, kind: QuotaKind, limit: number, now?: number): Promise<QuotaResult>;
+  /** Gives back the draw's units (never below zero); false when nothing was counted that day. */
   refund(identity: string, draw: QuotaDraw): Promise<boolean>;
+  /** Counts the draw's units for work already done, past the limit if need be (no refusal). */
+  charge(identity: string, draw: QuotaDraw): Promise<void>;
 }
 
 /**

@@ -35,9 +35,18 @@ export class Metering implements WriteLimits {
     };
   }
 
-  async draw(identity: Identity, kind: QuotaKind): Promise<LimitDecision & { draw: QuotaDraw }> {
-    const result = await this.quotas.consume(meteredAs(identity), kind, this.limitOf(identity, kind));
-    return { allowed: result.allowed, state: quotaState(kind, result), draw: { kind, day: result.day } };
+  async draw(identity: Identity, kind: QuotaKind, units = 1): Promise<LimitDecision & { draw: QuotaDraw }> {
+    const limit = this.limitOf(identity, kind);
+    const metered = meteredAs(identity);
+    let result = await this.quotas.consume(metered, kind, limit, Date.now(), units);
+    // Refused for more units than are left, the headers still say what is left.
+    if (!result.allowed && units > 1)
+      result = { ...(await this.quotas.peek(metered, kind, limit)), allowed: false };
+    return {
+      allowed: result.allowed,
+      state: quotaState(kind, result),
+      draw: { kind, day: result.day, ...(units > 1 ? { units } : {}) },
+    };
   }
 
   async standing(identity: Identity, kind: QuotaKind): Promise<LimitState> {
@@ -46,6 +55,10 @@ export class Metering implements WriteLimits {
 
   refund(identity: string, draw: QuotaDraw): Promise<boolean> {
     return this.quotas.refund(identity, draw);
+  }
+
+  charge(identity: string, draw: QuotaDraw): Promise<void> {
+    return this.quotas.charge(identity, draw);
   }
 }
 
@@ -71,11 +84,13 @@ export async function enforceWriteLimit(c: Context<AppEnv>, limits: WriteLimits)
   );
 }
 
-function quotaExceeded(kind: QuotaKind, state: LimitState): FileconvError {
+function quotaExceeded(kind: QuotaKind, state: LimitState, units = 1): FileconvError {
   const what = { conversions: 'conversions', voice: 'voice conversions', file_checks: 'file checks' }[kind];
   return new FileconvError(
     'QUOTA_EXCEEDED',
-    `The daily quota of ${state.limit} ${what} is used up; it resets at midnight UTC.`,
+    units > 1 && state.remaining > 0
+      ? `This request needs ${units} units of the daily quota of ${state.limit} ${what} (one per input) and ${state.remaining} are left; it resets at midnight UTC.`
+      : `The daily quota of ${state.limit} ${what} is used up; it resets at midnight UTC.`,
     { extra: { reset_at: new Date(state.resetAt).toISOString() } },
   );
 }
@@ -91,14 +106,15 @@ export async function checkQuotaLeft(
   if (state.remaining <= 0) throw quotaExceeded(kind, state);
 }
 
-/** Takes one unit of the quota for accepted work; throws QUOTA_EXCEEDED with reset_at. */
+/** Takes `units` of the quota for accepted work; throws QUOTA_EXCEEDED with reset_at. */
 export async function drawQuota(
   c: Context<AppEnv>,
   limits: WriteLimits,
   kind: QuotaKind,
+  units = 1,
 ): Promise<QuotaDraw> {
-  const decision = await limits.draw(c.get('identity'), kind);
+  const decision = await limits.draw(c.get('identity'), kind, units);
   reportLimits(c, decision.state);
-  if (!decision.allowed) throw quotaExceeded(kind, decision.state);
+  if (!decision.allowed) throw quotaExceeded(kind, decision.state, units);
   return decision.draw;
 }

@@ -98,7 +98,10 @@ export class SqlQuotaStore implements QuotaStore {
     kind: QuotaKind,
     limit: number,
     now: number = Date.now(),
+    units = 1,
   ): Promise<QuotaResult> {
+    if (!Number.isSafeInteger(units) || units < 1)
+      throw new Error(`quota units must be a whole number, got ${units}`);
     const day = utcDay(now);
     const taken = await this.db
       .insertInto('quota_usage')
@@ -110,15 +113,16 @@ export class SqlQuotaStore implements QuotaStore {
             eb.val(identity).as('identity'),
             eb.val(kind).as('kind'),
             eb.val(day).as('day'),
-            sql.lit(1).as('used'),
+            // A literal: PostgreSQL types a parameter in INSERT .. SELECT as text.
+            sql.lit(units).as('used'),
           ])
-          .where(sql<boolean>`${limit} > 0`),
+          .where(sql<boolean>`${limit - units} >= 0`),
       )
       .onConflict((oc) =>
         oc
           .columns(['identity', 'kind', 'day'])
-          .doUpdateSet((eb) => ({ used: eb('quota_usage.used', '+', 1) }))
-          .where('quota_usage.used', '<', limit),
+          .doUpdateSet((eb) => ({ used: eb('quota_usage.used', '+', units) }))
+          .where((eb) => eb(eb('quota_usage.used', '+', units), '<=', limit)),
       )
       .returning('used')
       .executeTakeFirst();
@@ -144,15 +148,29 @@ export class SqlQuotaStore implements QuotaStore {
   }
 
   async refund(identity: string, draw: QuotaDraw): Promise<boolean> {
+    const units = draw.units ?? 1;
     const { numUpdatedRows } = await this.db
       .updateTable('quota_usage')
-      .set((eb) => ({ used: eb('used', '-', 1) }))
+      .set({ used: sql<number>`case when used > ${units} then used - ${units} else 0 end` })
       .where('identity', '=', identity)
       .where('kind', '=', draw.kind)
       .where('day', '=', draw.day)
       .where('used', '>', 0)
       .executeTakeFirst();
     return numUpdatedRows === 1n;
+  }
+
+  async charge(identity: string, draw: QuotaDraw): Promise<void> {
+    const units = draw.units ?? 1;
+    await this.db
+      .insertInto('quota_usage')
+      .values({ identity, kind: draw.kind, day: draw.day, used: units })
+      .onConflict((oc) =>
+        oc
+          .columns(['identity', 'kind', 'day'])
+          .doUpdateSet((eb) => ({ used: eb('quota_usage.used', '+', units) })),
+      )
+      .execute();
   }
 }
 

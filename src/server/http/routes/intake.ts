@@ -56,7 +56,7 @@ function meteringOf(c: Context<AppEnv>, ctx: ServerContext): SubmitMetering {
   const identity = meteredAs(c.get('identity'));
   return {
     identity,
-    draw: (kind) => drawQuota(c, ctx.limits, kind),
+    draw: (kind, units) => drawQuota(c, ctx.limits, kind, units),
     refund: (draw) => ctx.limits.refund(identity, draw),
   };
 }
