@@ -13,6 +13,9 @@ export interface Finding {
   oneOf?: readonly FormatId[];
   /** For text: the encoding its bytes are written in (lower case, WHATWG names). */
   encoding?: string;
+  /** How the encoding was found, and how sure that is (0..1). */
+  encodingSource?: 'bom' | 'declared' | 'guessed';
+  encodingConfidence?: number;
 }
 
 /**

@@ -2,7 +2,7 @@ import chardet from 'chardet';
 import type { FormatId } from '../../formats/index.js';
 import { declaredEncoding } from './charset-declared.js';
 import { type Guess, guessAlphabet, guessMultibyte, mostlyUtf8 } from './charset-guess.js';
-import { guessUtf16 } from './decode.js';
+import { guessUtf16, guessWideUtf16 } from './decode.js';
 import { decodeUtf32, guessUtf32 } from './utf32.js';
 
 /** Valid UTF-8; `cut` allows a character cut off at the end (a head read from a larger file). */
@@ -30,33 +30,6 @@ const SAMPLE_BYTES = 256 * 1024;
  * same guesses as the whole 64 KB head.
  */
 export const DETECT_SAMPLE_BYTES = 16 * 1024;
-
-/** Code points of everyday text: ASCII, Latin to Cyrillic, CJK punctuation, kana, ideographs, Hangul, full-width forms. */
-const EVERYDAY =
-  /[\t\n\r\u0020-\u007e\u00a0-\u04ff\u2000-\u206f\u3000-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7a3\uff00-\uffef]/gu;
-
-/**
- * UTF-16 without a byte order mark whose text is mostly not ASCII (Chinese, Japanese): it has
- * zero bytes (a line break, a space, a digit), which no legacy encoding writes in text, and read
- * in the right byte order nearly all of it is everyday text; where both orders read so, the side
- * its zero bytes fall on decides.
- */
-function guessWideUtf16(bytes: Uint8Array): 'UTF-16LE' | 'UTF-16BE' | undefined {
-  const n = Math.min(bytes.length, 64 * 1024) & ~1;
-  if (n < 2 || !bytes.subarray(0, n).includes(0)) return undefined;
-  const share = (encoding: string) => {
-    const text = new TextDecoder(encoding).decode(bytes.subarray(0, n));
-    return (text.match(EVERYDAY)?.length ?? 0) / text.length;
-  };
-  const le = share('utf-16le') >= 0.95;
-  const be = share('utf-16be') >= 0.95;
-  if (le !== be) return le ? 'UTF-16LE' : 'UTF-16BE';
-  if (!le) return undefined;
-  // Kana read in the wrong order are ideographs: then ASCII decides, whose zero is the high byte.
-  let high = 0;
-  for (let i = 0; i < n; i++) if (bytes[i] === 0) high += i % 2 ? 1 : -1;
-  return high > 0 ? 'UTF-16LE' : high < 0 ? 'UTF-16BE' : undefined;
-}
 
 /** An encoding name TextDecoder knows, canonical; undefined when it knows none by that name. */
 function decoderName(name: string): string | undefined {
