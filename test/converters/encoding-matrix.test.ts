@@ -21,10 +21,10 @@ import {
  * The encoding matrix: every text source of the matrix in every encoding is decoded at the door
  * with all of its words, and converted to each of its catalog targets whose text a tool other
  * than the converter can read (pdftotext; the XML of DOCX, XLSX, ODF and EPUB; the text of text
- * outputs, JSON parsed). In CI each pair of formats is converted once, the encodings taken in
- * turn, so every encoding crosses every engine path in a few minutes (the door hands every
- * engine the same UTF-8, whatever the source's encoding); FILECONV_ENCODING_MATRIX=full
- * converts every pair in every encoding.
+ * outputs, JSON parsed). In CI each source goes to PDF, DOCX, JSON and HTML where its catalog has
+ * them, once each, the encodings taken in turn (the door hands every engine the same UTF-8,
+ * whatever the source's encoding, so the engine paths are what differ); FILECONV_ENCODING_MATRIX=full
+ * converts the source to every readable target in every encoding.
  */
 
 const fixtures = fileScopedDir('fileconv-encoding-matrix-');
@@ -58,6 +58,9 @@ const READABLE = new Set([
   'xml',
   'fb2',
 ]);
+
+/** In CI: one target per kind of engine path (printed, word-processed, parsed, rendered as a page). */
+const QUICK = new Set(['pdf', 'docx', 'json', 'html']);
 
 const entities = (t: string) =>
   t
@@ -126,7 +129,9 @@ describe('the encoding matrix', () => {
   );
 
   for (const [i, format] of FORMATS.entries()) {
-    const targets = plans.filter((p) => p.from === format && READABLE.has(p.to)).map((p) => p.to);
+    const targets = plans
+      .filter((p) => p.from === format && READABLE.has(p.to) && (full || QUICK.has(p.to)))
+      .map((p) => p.to);
     it.skipIf(targets.length === 0)(
       `${format} keeps its words in each of its catalog targets (skipped: no engine converts it)`,
       async () => {
