@@ -5,7 +5,6 @@ import { CONFIDENCE } from '../detect/types.js';
 import { FileconvError } from '../errors/index.js';
 import { type FormatId, getFormat } from '../formats/index.js';
 
-
 /**
  * The one rule for the format a file is converted from, used by the CLI, the library and the
  * server alike. The bytes decide, except where they cannot: unknown bytes take the declared

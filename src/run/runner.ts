@@ -20,8 +20,8 @@ import type { Plan, PlannedStep } from '../plan/types.js';
 import { attachChecks } from './checks.js';
 import { engineSemaphore } from './concurrency.js';
 import { handToEngine } from './confine.js';
-import { decodeCopyAtTheDoor } from './text-door.js';
 import { scrubPaths, stepFailure } from './failure.js';
+import { decodeCopyAtTheDoor } from './text-door.js';
 import type { ConversionJob, ConversionOutputFile, ConversionResult, RunEvent } from './types.js';
 
 export const DEFAULT_TIMEOUT_MS = 120_000;

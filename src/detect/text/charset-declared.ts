@@ -62,7 +62,7 @@ export function declaredEncoding(bytes: Uint8Array, format: FormatId): string | 
 function declarationIn(head: string, format: FormatId): string | undefined {
   const xml = XML_DECLARATION.exec(head)?.[1];
   if (xml) return xml;
-  if (format === 'html' || /^\s*(?:<!--[^]*?-->\s*)*<(?:!doctype\s+html|html)\b/i.test(head)) {
+  if (format === 'html' || /^\s*(?:<!--[\s\S]*?-->\s*)*<(?:!doctype\s+html|html)\b/i.test(head)) {
     const end = HEAD_END.exec(head)?.index ?? head.length;
     for (const m of head.slice(0, end).matchAll(META)) if (m[1]) return m[1];
     return undefined;
