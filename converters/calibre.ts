@@ -83,8 +83,9 @@ export default defineConverter({
     const named = join(ctx.workDir, `input.${extensionOf(edge.from)}`);
     if (edge.from === 'txt') {
       // Told UTF-8 (calibre's own guess reads Big5 or Shift_JIS as Latin-1): other encodings are decoded here.
-      const { text, encoding, confident } = decodeSource(await readFile(input), 'txt');
-      if (encoding !== 'UTF-8') ctx.log(encodingNote(encoding, confident));
+      const found = decodeSource(await readFile(input), 'txt');
+      const { text, encoding } = found;
+      if (encoding !== 'UTF-8') ctx.log(encodingNote(found));
       await writeFile(named, text);
     } else await copyFile(input, named);
     const output = join(outDir, `output.${extensionOf(edge.to)}`);

@@ -272,9 +272,10 @@ async function stripBom(path: string): Promise<void> {
  */
 async function writeUtf8Copy(input: string, copy: string, log: (m: string) => void): Promise<void> {
   const bytes = await readFile(input);
-  const { text, encoding, confident } = decodeSource(bytes, 'txt');
+  const found = decodeSource(bytes, 'txt');
+  const { text, encoding } = found;
   if (encoding === 'UTF-8') return copyFile(input, copy);
-  log(encodingNote(encoding, confident));
+  log(encodingNote(found));
   await writeFile(copy, text);
 }
 

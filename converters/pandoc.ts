@@ -72,9 +72,10 @@ const CONTAINERS = new Set<FormatId>(['docx', 'odt', 'epub']);
  */
 async function utf8Source(input: string, format: FormatId, workDir: string, log: (m: string) => void) {
   const bytes = await readFile(input);
-  const { text, encoding, confident } = decodeSource(bytes, format);
+  const found = decodeSource(bytes, format);
+  const { text, encoding } = found;
   if (encoding === 'UTF-8') return input;
-  log(encodingNote(encoding, confident));
+  log(encodingNote(found));
   const copy = join(workDir, `source.utf8.${extensionOf(format)}`);
   await writeFile(copy, text);
   return copy;

@@ -96,8 +96,9 @@ export async function markupSite(
   if (code) source = await codeAsMarkdown(input, from, ctx.workDir);
   else if (!book) {
     // pandoc reads UTF-8 only, and the page is written as UTF-8: other encodings are decoded here.
-    const { text, encoding, confident } = decodeSource(await readFile(input), from);
-    if (encoding !== 'UTF-8') ctx.log(encodingNote(encoding, confident));
+    const found = decodeSource(await readFile(input), from);
+    const { text, encoding } = found;
+    if (encoding !== 'UTF-8') ctx.log(encodingNote(found));
     if (!reader) await writeFile(page, plainTextPage(text));
     else if (encoding !== 'UTF-8') {
       source = join(ctx.workDir, `source.utf8.${from}`);

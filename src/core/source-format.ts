@@ -1,15 +1,9 @@
 import type { DetectReport } from '../detect/index.js';
 import { nameable, PROSE_FORMATS } from '../detect/text/nameable.js';
+import { isTextFormat } from '../detect/text/text-formats.js';
 import { CONFIDENCE } from '../detect/types.js';
 import { FileconvError } from '../errors/index.js';
 import { type FormatId, getFormat } from '../formats/index.js';
-
-/** Formats that are text underneath, so a text heuristic can mistake one for another. */
-const TEXT_FAMILIES = new Set(['text', 'code']);
-const TEXT_FORMATS = new Set(['html', 'svg', 'csv', 'tsv', 'json', 'jsonl', 'yaml', 'toml', 'xml', 'fb2']);
-
-export const isTextFormat = (id: FormatId) =>
-  TEXT_FORMATS.has(id) || TEXT_FAMILIES.has(getFormat(id)?.family ?? '');
 
 /**
  * The one rule for the format a file is converted from, used by the CLI, the library and the

@@ -14,6 +14,7 @@ import { detectMagic } from './magic.js';
 import { inspectOle, isOleSignature } from './ole.js';
 import { flacAfterId3, matchSignature, pdfBehindJunk, startsAsText } from './signatures.js';
 import { ByteSource, HEAD_BYTES } from './source.js';
+import { declaredEncoding } from './text/charset-declared.js';
 import { decodeText, sniffText } from './text/index.js';
 import { kin } from './text/nameable.js';
 import { agreeWithName } from './text/named.js';
@@ -39,6 +40,10 @@ export interface DetectReport {
   encoding?: string;
   /** The version or variant the bytes name, where engines treat it apart (`Word 6.0/95`, `Excel 4.0 (BIFF4)`). */
   version?: string;
+  /** How the encoding was found: its byte order mark, the text's declaration, or a guess from its bytes. */
+  encoding_source?: 'bom' | 'declared' | 'guessed';
+  /** How sure that is, 0 to 1 (1 for a mark or a declaration). */
+  encoding_confidence?: number;
 }
 
 export interface DetectOptions {
@@ -74,7 +79,13 @@ export async function detect(file: string, options: DetectOptions = {}): Promise
     mime: detected.mime,
     confidence: finding.confidence,
     ...(finding.encrypted ? { encrypted: true as const } : {}),
-    ...(finding.encoding ? { encoding: finding.encoding } : {}),
+    ...(finding.encoding
+      ? {
+          encoding: finding.encoding,
+          encoding_source: finding.encodingSource ?? 'guessed',
+          encoding_confidence: finding.encodingConfidence ?? 1,
+        }
+      : {}),
     ...(finding.version ? { version: finding.version } : {}),
   };
 }
@@ -165,10 +176,36 @@ async function detectSource(src: ByteSource): Promise<Finding> {
  */
 async function withEncoding(finding: Finding, src: ByteSource): Promise<Finding> {
   const decoded = decodeText(src.head, src.complete)?.encoding;
-  if (decoded && decoded !== 'latin1') return { ...finding, encoding: decoded };
+  const head = src.head;
+  const bom = [
+    [0xef, 0xbb, 0xbf],
+    [0xff, 0xfe],
+    [0xfe, 0xff],
+    [0, 0, 0xfe, 0xff],
+  ].some((mark) => mark.every((b, k) => head[k] === b));
+  if (
+    decoded &&
+    decoded !== 'latin1' &&
+    (bom || decoded !== 'utf-8' || !declaredEncoding(head, finding.id))
+  ) {
+    const known = {
+      encodingSource: bom ? 'bom' : 'guessed',
+      encodingConfidence: bom || decoded === 'utf-8' ? 1 : 0.95,
+    };
+    return {
+      ...finding,
+      encoding: decoded,
+      ...(known as Pick<Finding, 'encodingSource' | 'encodingConfidence'>),
+    };
+  }
   const { sourceEncoding, DETECT_SAMPLE_BYTES } = await import('./text/encoding.js');
-  const { encoding } = sourceEncoding(src.head, finding.id, !src.complete, DETECT_SAMPLE_BYTES);
-  return { ...finding, encoding: encoding.toLowerCase() };
+  const found = sourceEncoding(head, finding.id, !src.complete, DETECT_SAMPLE_BYTES);
+  return {
+    ...finding,
+    encoding: found.encoding.toLowerCase(),
+    encodingSource: found.source === 'given' ? 'declared' : found.source,
+    encodingConfidence: found.confidence,
+  };
 }
 
 /** How far past a blank or zero-filled head detection looks for the first byte of content. */

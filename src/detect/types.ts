@@ -15,6 +15,9 @@ export interface Finding {
   encoding?: string;
   /** The format's version or variant where the bytes name one that engines treat apart (`Word 6.0/95`). */
   version?: string;
+  /** How the encoding was found, and how sure that is (0..1). */
+  encodingSource?: 'bom' | 'declared' | 'guessed';
+  encodingConfidence?: number;
 }
 
 /**

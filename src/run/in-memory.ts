@@ -19,6 +19,7 @@ import {
   type RunnerOptions,
   withTimeLimit,
 } from './runner.js';
+import { textAtTheDoor } from './text-door.js';
 import type { ConversionJob, ConversionOutputFile } from './types.js';
 
 /**
@@ -121,6 +122,9 @@ export async function convertInMemory(job: InMemoryJob, runner: RunnerOptions = 
   const step = plan.steps[0]!;
   const signal = job.signal ?? new AbortController().signal;
   if (signal.aborted) throw cancelled();
+  const door = textAtTheDoor(job.input, plan.from);
+  if (door) emit('encoding', door.note);
+  const input = door?.bytes ?? job.input;
   const report = progressReporter(job, 1);
   emit('step-started', `step 1/1: ${step.from} to ${step.to}`);
   report(0, 0);
@@ -133,7 +137,7 @@ export async function convertInMemory(job: InMemoryJob, runner: RunnerOptions = 
     const timeoutMs = converter.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     result = await withTimeLimit(converter, signal, timeoutMs, (limited) =>
       converter.inMemory!.run(
-        { edge, input: job.input, options, checksMaxBytes: CHECKS_MAX_BYTES },
+        { edge, input, options, checksMaxBytes: CHECKS_MAX_BYTES },
         { signal: limited, timeoutMs },
       ),
     );

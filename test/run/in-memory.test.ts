@@ -89,7 +89,12 @@ describe('conversions in memory', () => {
     const { files, bytes, onFiles, onBytes } = await bothWays('yaml', 'json', yamlAliasBomb(6));
     expect(bytes).toMatchObject({ code: 'CONVERT_FAILED', message: expect.stringMatching(/aliases/) });
     expect(bytes).toEqual(files);
-    expect(onBytes.events.map((e) => e.kind)).toEqual(['step-started', 'engine-try', 'engine-failed']);
+    expect(onBytes.events.map((e) => e.kind)).toEqual([
+      'encoding',
+      'step-started',
+      'engine-try',
+      'engine-failed',
+    ]);
     expect(onBytes).toEqual(onFiles);
   });
 });

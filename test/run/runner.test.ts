@@ -68,7 +68,13 @@ describe('runConversion', () => {
     const checks = { words: 2, words_kept: 1 };
     expect(r.files).toEqual([{ name: 'md', path: join(s.outDir, 'report.md'), format: 'md', checks }]);
     expect(readFileSync(join(s.outDir, 'report.md'), 'utf8')).toBe('HELLO\nWORLD\n');
-    expect(events.map((e) => e.kind)).toEqual(['step-started', 'engine-try', 'step-done', 'checks']);
+    expect(events.map((e) => e.kind)).toEqual([
+      'encoding',
+      'step-started',
+      'engine-try',
+      'step-done',
+      'checks',
+    ]);
     expect(events.at(-1)?.message).toBe('the md has 100% of the words');
     expect(percents[percents.length - 1]).toBe(100);
     expect(readdirSync(s.tempRoot)).toEqual([]);
@@ -97,6 +103,7 @@ describe('runConversion', () => {
     expect(r.plan.steps[0]!.engines).toEqual(['broken', 'upper']);
     expect(readFileSync(r.files[0]!.path, 'utf8')).toBe('HELLO\nWORLD\n');
     expect(events.map((e) => e.kind)).toEqual([
+      'encoding',
       'step-started',
       'engine-try',
       'engine-failed',

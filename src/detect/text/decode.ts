@@ -41,6 +41,8 @@ function decodeHead(head: Buffer, complete: boolean): DecodedText | undefined {
   if (wide) return utf32(head, wide === 'UTF-32LE' ? 'utf-32le' : 'utf-32be', complete);
   const bomless = guessUtf16(head);
   if (bomless) return utf16(head, bomless, complete);
+  const wide16 = head.includes(0) ? guessWideUtf16(head) : undefined;
+  if (wide16) return utf16(head, wide16 === 'UTF-16LE' ? 'utf-16le' : 'utf-16be', complete);
   return utf8(head, complete);
 }
 
@@ -119,4 +121,31 @@ function looksLikeText(text: string): boolean {
       control++;
   }
   return control <= text.length * MAX_CONTROL_SHARE;
+}
+
+/** Code points of everyday text: ASCII, Latin to Cyrillic, CJK punctuation, kana, ideographs, Hangul, full-width forms. */
+const EVERYDAY =
+  /[\t\n\r\u0020-\u007e\u00a0-\u04ff\u2000-\u206f\u3000-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7a3\uff00-\uffef]/gu;
+
+/**
+ * UTF-16 without a byte order mark whose text is mostly not ASCII (Chinese, Japanese): it has
+ * zero bytes (a line break, a space, a digit), which no legacy encoding writes in text, and read
+ * in the right byte order nearly all of it is everyday text; where both orders read so, the side
+ * its zero bytes fall on decides.
+ */
+export function guessWideUtf16(bytes: Uint8Array): 'UTF-16LE' | 'UTF-16BE' | undefined {
+  const n = Math.min(bytes.length, 64 * 1024) & ~1;
+  if (n < 2 || !bytes.subarray(0, n).includes(0)) return undefined;
+  const share = (encoding: string) => {
+    const text = new TextDecoder(encoding).decode(bytes.subarray(0, n));
+    return (text.match(EVERYDAY)?.length ?? 0) / text.length;
+  };
+  const le = share('utf-16le') >= 0.95;
+  const be = share('utf-16be') >= 0.95;
+  if (le !== be) return le ? 'UTF-16LE' : 'UTF-16BE';
+  if (!le) return undefined;
+  // Kana read in the wrong order are ideographs: then ASCII decides, whose zero is the high byte.
+  let high = 0;
+  for (let i = 0; i < n; i++) if (bytes[i] === 0) high += i % 2 ? 1 : -1;
+  return high > 0 ? 'UTF-16LE' : high < 0 ? 'UTF-16BE' : undefined;
 }

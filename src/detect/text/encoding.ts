@@ -1,7 +1,8 @@
 import chardet from 'chardet';
-import htmlEncodingSniffer from 'html-encoding-sniffer';
 import type { FormatId } from '../../formats/index.js';
-import { guessUtf16 } from './decode.js';
+import { declaredEncoding } from './charset-declared.js';
+import { type Guess, guessAlphabet, guessMultibyte, mostlyUtf8 } from './charset-guess.js';
+import { guessUtf16, guessWideUtf16 } from './decode.js';
 import { decodeUtf32, guessUtf32 } from './utf32.js';
 
 /** Valid UTF-8; `cut` allows a character cut off at the end (a head read from a larger file). */
@@ -30,33 +31,6 @@ const SAMPLE_BYTES = 256 * 1024;
  */
 export const DETECT_SAMPLE_BYTES = 16 * 1024;
 
-/** Code points of everyday text: ASCII, Latin to Cyrillic, CJK punctuation, kana, ideographs, Hangul, full-width forms. */
-const EVERYDAY =
-  /[\t\n\r\u0020-\u007e\u00a0-\u04ff\u2000-\u206f\u3000-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7a3\uff00-\uffef]/gu;
-
-/**
- * UTF-16 without a byte order mark whose text is mostly not ASCII (Chinese, Japanese): it has
- * zero bytes (a line break, a space, a digit), which no legacy encoding writes in text, and read
- * in the right byte order nearly all of it is everyday text; where both orders read so, the side
- * its zero bytes fall on decides.
- */
-function guessWideUtf16(bytes: Uint8Array): 'UTF-16LE' | 'UTF-16BE' | undefined {
-  const n = Math.min(bytes.length, 64 * 1024) & ~1;
-  if (n < 2 || !bytes.subarray(0, n).includes(0)) return undefined;
-  const share = (encoding: string) => {
-    const text = new TextDecoder(encoding).decode(bytes.subarray(0, n));
-    return (text.match(EVERYDAY)?.length ?? 0) / text.length;
-  };
-  const le = share('utf-16le') >= 0.95;
-  const be = share('utf-16be') >= 0.95;
-  if (le !== be) return le ? 'UTF-16LE' : 'UTF-16BE';
-  if (!le) return undefined;
-  // Kana read in the wrong order are ideographs: then ASCII decides, whose zero is the high byte.
-  let high = 0;
-  for (let i = 0; i < n; i++) if (bytes[i] === 0) high += i % 2 ? 1 : -1;
-  return high > 0 ? 'UTF-16LE' : high < 0 ? 'UTF-16BE' : undefined;
-}
-
 /** An encoding name TextDecoder knows, canonical; undefined when it knows none by that name. */
 function decoderName(name: string): string | undefined {
   try {
@@ -66,22 +40,34 @@ function decoderName(name: string): string | undefined {
   }
 }
 
-/** What the statistical detector (chardet) says, when it is sure enough and TextDecoder can read it. */
-function detected(bytes: Uint8Array, sample: number): string | undefined {
-  const [best, next] = chardet.analyse(bytes.subarray(0, sample));
+/** The statistical detector's (chardet's) candidates that TextDecoder can read, by canonical name. */
+function analysed(bytes: Uint8Array, sample: number): { name: string; confidence: number }[] {
+  return chardet.analyse(bytes.subarray(0, sample)).flatMap((r) => {
+    // Latin-1 is read as windows-1252, its superset (the HTML standard does the same).
+    const name = r.name === 'ISO-8859-1' ? 'windows-1252' : decoderName(r.name);
+    return name ? [{ name, confidence: r.confidence }] : [];
+  });
+}
+
+/** What the statistical detector says, when it is sure enough. */
+function detected(candidates: { name: string; confidence: number }[]): Guess | undefined {
+  const [best, next] = candidates;
   if (!best) return undefined;
   const clear =
     best.confidence >= MIN_CONFIDENCE ||
     (best.confidence >= 15 && best.confidence >= 2 * (next?.confidence ?? 0));
-  if (!clear) return undefined;
-  // Latin-1 is read as windows-1252, its superset (the HTML standard does the same).
-  if (best.name === 'ISO-8859-1') return 'windows-1252';
-  return decoderName(best.name) === undefined ? undefined : best.name;
+  return clear ? { encoding: best.name, confidence: best.confidence / 100 } : undefined;
 }
 
-/** An encoding and whether it was told with confidence (a mark, a declaration or a sure guess). */
+/** How the encoding was found: a byte order mark, the text's own declaration, a guess, or the caller's word. */
+export type EncodingSource = 'bom' | 'declared' | 'guessed' | 'given';
+
+/** An encoding, how it was found, how sure that is (0 to 1), and whether it is trusted at all. */
 export interface SourceEncoding {
   encoding: string;
+  source: EncodingSource;
+  confidence: number;
+  /** False for the last resort, windows-1252 read because nothing else could be told. */
   confident: boolean;
 }
 
@@ -97,15 +83,42 @@ function utf32Bom(bytes: Uint8Array): 'UTF-32LE' | 'UTF-32BE' | undefined {
   return undefined;
 }
 
+/** The encoding a byte order mark names. */
+function bomEncoding(bytes: Uint8Array): string | undefined {
+  const utf32 = utf32Bom(bytes);
+  if (utf32) return utf32;
+  if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) return 'UTF-8';
+  if (bytes[0] === 0xff && bytes[1] === 0xfe) return 'UTF-16LE';
+  if (bytes[0] === 0xfe && bytes[1] === 0xff) return 'UTF-16BE';
+  return undefined;
+}
+
+/** UTF-32 or UTF-16 without a byte order mark, told by where its zero bytes fall. */
+function wideEncoding(bytes: Uint8Array): string | undefined {
+  const utf32 = guessUtf32(bytes);
+  if (utf32) return utf32;
+  const utf16 = guessUtf16(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
+  if (utf16) return utf16 === 'utf-16le' ? 'UTF-16LE' : 'UTF-16BE';
+  return guessWideUtf16(bytes);
+}
+
+const isAscii = (bytes: Uint8Array) => bytes.every((b) => b < 0x80);
+
 /**
- * The encoding a text input is written in. pandoc and LibreOffice's text import read UTF-8, and
- * give empty or garbled output for anything else. A byte order mark decides (UTF-32, UTF-16,
- * UTF-8); then UTF-32 and UTF-16 without one, by their zero bytes; then bytes that are valid
- * UTF-8 are UTF-8 (a page labelled Latin-1 but saved as UTF-8 is common, while Latin-1 text that
- * happens to form valid UTF-8 sequences is not); then a declaration (an HTML page's
- * `<meta charset>` by the HTML standard's prescan, an XML prolog's encoding); then a statistical
- * detector (Big5, GB18030, Shift_JIS, EUC-JP, EUC-KR, the windows and ISO-8859 code pages,
- * KOI8-R); then windows-1252, the HTML standard's default, which is not a confident reading.
+ * The encoding a text input is written in, and how that was found. Engines read UTF-8 (or are
+ * told a charset), so every text input is decoded once, by these sources in order:
+ * 1. a byte order mark (UTF-32, UTF-8, UTF-16);
+ * 2. UTF-32 and UTF-16 without one, by their zero bytes, which no other encoding writes in text;
+ * 3. valid UTF-8 (a page labelled Latin-1 but saved as UTF-8 is common, Latin-1 text that forms
+ *    valid UTF-8 sequences is not); ASCII alone takes what a declaration names;
+ * 4. the text's declaration, anywhere the format allows one (charset-declared.ts);
+ * 5. UTF-8 with a few invalid bytes, each read as U+FFFD rather than the whole file in another
+ *    encoding;
+ * 6. a guess: multi-byte encodings whose strict reading is everyday text and Cyrillic and Greek code
+ *    pages whose reading is words of that alphabet (charset-guess.ts, sure on a few words), then the
+ *    statistical detector (Big5, GB18030, Shift_JIS, EUC-JP, EUC-KR, the windows and ISO-8859
+ *    pages, KOI8-R), which needs hundreds of bytes;
+ * 7. windows-1252, the HTML standard's default, which is not a confident reading.
  * `cut` says the bytes are a head of a larger file; `sample` bounds what the detector reads.
  */
 export function sourceEncoding(
@@ -114,36 +127,53 @@ export function sourceEncoding(
   cut = false,
   sample = SAMPLE_BYTES,
 ): SourceEncoding {
-  const sure = (encoding: string) => ({ encoding, confident: true });
-  const wide = utf32Bom(bytes) ?? guessUtf32(bytes);
-  if (wide) return sure(wide);
-  const bom = htmlEncodingSniffer(bytes, { xml: true, defaultEncoding: '' });
-  if (bom) return sure(bom);
-  const utf16 = guessUtf16(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
-  if (utf16) return sure(utf16 === 'utf-16le' ? 'UTF-16LE' : 'UTF-16BE');
-  if (isUtf8(bytes, cut)) return sure('UTF-8');
-  const wideUtf16 = guessWideUtf16(bytes);
-  if (wideUtf16) return sure(wideUtf16);
-  const declared = htmlEncodingSniffer(bytes, { xml: format !== 'html', defaultEncoding: '' });
-  if (declared) return sure(declared);
-  const guess = detected(bytes, sample);
-  return guess ? sure(guess) : { encoding: 'windows-1252', confident: false };
+  const found = (encoding: string, source: EncodingSource, confidence = 1) => ({
+    encoding,
+    source,
+    confidence: Math.round(confidence * 100) / 100,
+    confident: true,
+  });
+  const bom = bomEncoding(bytes);
+  if (bom) return found(bom, 'bom');
+  const wide = bytes.includes(0) ? wideEncoding(bytes) : undefined;
+  if (wide) return found(wide, 'guessed', 0.95);
+  const declared = declaredEncoding(bytes, format);
+  if (isUtf8(bytes, cut)) {
+    if (isAscii(bytes) && declared) return found(declared, 'declared');
+    return found('UTF-8', declared === 'utf-8' ? 'declared' : 'guessed');
+  }
+  if (declared) return found(declared, 'declared');
+  const utf8Share = mostlyUtf8(bytes.subarray(0, sample));
+  if (utf8Share) return found('UTF-8', 'guessed', utf8Share);
+  const head = bytes.subarray(0, sample);
+  const candidates = analysed(head, sample);
+  const rank = (name: string) => candidates.find((c) => c.name === name)?.confidence ?? 0;
+  const guess =
+    guessMultibyte(head, cut || head.length < bytes.length, rank)[0] ??
+    guessAlphabet(head) ??
+    detected(candidates);
+  if (guess) return found(decoderName(guess.encoding) ?? guess.encoding, 'guessed', guess.confidence);
+  return { encoding: 'windows-1252', source: 'guessed', confidence: 0, confident: false };
 }
 
 /**
- * The input as text without a byte order mark, the encoding it was read as, and whether that
- * encoding was told with confidence (a converter says so in the timeline when not).
+ * The input as text without a byte order mark, with the encoding it was read as and how that was
+ * found (a converter says so in the timeline). `given` (the `encoding` option) overrides detection.
  */
 export function decodeSource(
   bytes: Uint8Array,
   format: FormatId,
-): { text: string; encoding: string; confident: boolean } {
-  const { encoding, confident } = sourceEncoding(bytes, format);
+  given?: string,
+): SourceEncoding & { text: string } {
+  const found: SourceEncoding = given
+    ? { encoding: given, source: 'given', confidence: 1, confident: true }
+    : sourceEncoding(bytes, format);
+  const { encoding } = found;
   if (encoding === 'UTF-32LE' || encoding === 'UTF-32BE') {
     const body = utf32Bom(bytes) ? bytes.subarray(4) : bytes;
-    return { text: decodeUtf32(body, encoding === 'UTF-32LE'), encoding, confident };
+    return { ...found, text: decodeUtf32(body, encoding === 'UTF-32LE') };
   }
-  return { text: decodeAs(bytes, encoding), encoding, confident };
+  return { ...found, text: decodeAs(bytes, encoding) };
 }
 
 /**
@@ -163,9 +193,18 @@ export function decodeAs(bytes: Uint8Array, encoding: string): string {
   return text.replace(/[\u0080-\u009f]/g, (c) => WINDOWS_1252_HIGH[c.charCodeAt(0) - 0x80]!);
 }
 
-/** The timeline's line for a source read in another encoding than UTF-8. */
-export function encodingNote(encoding: string, confident: boolean): string {
-  return confident
-    ? `read as ${encoding}`
-    : `the text's encoding could not be told with confidence (no byte order mark or declaration, not UTF-8, no clear match); read as ${encoding}, so letters outside ASCII may be wrong`;
+/** The timeline's line for a source read in another encoding than UTF-8, saying how it was found. */
+export function encodingNote(
+  found: Pick<SourceEncoding, 'encoding' | 'source' | 'confidence' | 'confident'>,
+): string {
+  if (!found.confident)
+    return `the text's encoding could not be told with confidence (no byte order mark or declaration, not UTF-8, no clear match); read as ${found.encoding}, so letters outside ASCII may be wrong`;
+  return `read as ${found.encoding} (${HOW[found.source]}${found.source === 'guessed' ? `, confidence ${found.confidence}` : ''})`;
 }
+
+const HOW: Record<EncodingSource, string> = {
+  bom: 'by its byte order mark',
+  declared: 'as its declaration says',
+  guessed: 'guessed from its bytes',
+  given: 'as the encoding option says',
+};

@@ -15,7 +15,13 @@ import { kin, nameable, STRICT_FORMATS } from './nameable.js';
 export function agreeWithName(declared: FormatId, finding: Finding, doc: DecodedText): Finding {
   if (finding.id === declared || kin(declared, finding.id) || !isGuess(declared, finding)) return finding;
   if (!plausibleAs(declared, doc.text.trimStart(), doc.complete)) return finding;
-  return { id: declared, confidence: Math.min(finding.confidence, CONFIDENCE.HEURISTIC) };
+  // The bytes' encoding stays what it was found to be.
+  const { encoding, encodingSource, encodingConfidence } = finding;
+  return {
+    id: declared,
+    confidence: Math.min(finding.confidence, CONFIDENCE.HEURISTIC),
+    ...(encoding ? { encoding, encodingSource, encodingConfidence } : {}),
+  };
 }
 
 const familyOf = (id: FormatId) => getFormat(id)?.family;

@@ -58,6 +58,13 @@ export const detectReportSchema = z
       description:
         'The version or variant the bytes name, where engines treat it apart (Word 6.0/95, Excel 4.0 (BIFF4), encrypted OOXML).',
     }),
+    encoding_source: z.enum(['bom', 'declared', 'guessed']).optional().meta({
+      description:
+        "For text: how the encoding was found: its byte order mark, the text's own declaration (XML declaration, HTML meta, CSS @charset, coding cookie), or a guess from its bytes. Conversions read the text in this encoding.",
+    }),
+    encoding_confidence: z.number().min(0).max(1).optional().meta({
+      description: 'For text: how sure the encoding is, 0 to 1 (1 for a byte order mark or a declaration).',
+    }),
   })
   .meta({ id: 'DetectReport' });
 
