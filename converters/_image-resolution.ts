@@ -30,15 +30,20 @@ function jfifResolution(file: Buffer): Resolution | undefined {
   return [file.readUInt16BE(14) * unit, file.readUInt16BE(16) * unit];
 }
 
-/** The resolution to lay a picture out at: the one asked, else the one it states, else 96 dpi. */
-export function resolutionOf(meta: Metadata, head: Buffer, asked?: number): Resolution {
-  if (asked) return [asked, asked];
+/** The resolution a picture's file states, across and down as stored; undefined when none. */
+export function statedResolution(meta: Metadata, head: Buffer): Resolution | undefined {
   const own =
     meta.format === 'png' ? pngResolution(head) : meta.format === 'jpeg' ? jfifResolution(head) : undefined;
   // libvips says 72 of a picture that states nothing; a unit says the figure is the file's own.
   const stated = meta.format !== 'png' && meta.resolutionUnit !== undefined && meta.density;
   const vips = stated ? ([stated, stated] as Resolution) : undefined;
-  const [x, y] = credible(own) ?? credible(vips) ?? [DEFAULT_IMAGE_DPI, DEFAULT_IMAGE_DPI];
+  return credible(own) ?? credible(vips);
+}
+
+/** The resolution to lay a picture out at: the one asked, else the one it states, else 96 dpi. */
+export function resolutionOf(meta: Metadata, head: Buffer, asked?: number): Resolution {
+  if (asked) return [asked, asked];
+  const [x, y] = statedResolution(meta, head) ?? [DEFAULT_IMAGE_DPI, DEFAULT_IMAGE_DPI];
   // Turned upright by its EXIF orientation, a picture's columns become its rows.
   return (meta.orientation ?? 1) >= 5 ? [y, x] : [x, y];
 }
