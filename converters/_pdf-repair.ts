@@ -39,7 +39,13 @@ async function declaredPages(input: string): Promise<number | undefined> {
   return best;
 }
 
-type Tool = { engine: string; binary: string[]; args: (input: string, output: string) => string[] };
+type Tool = {
+  engine: string;
+  binary: string[];
+  args: (input: string, output: string) => string[];
+  /** What the tool prints when the copy it wrote holds nothing of the input. */
+  empty?: RegExp;
+};
 
 const TOOLS: Tool[] = [
   // Exit 3 is qpdf's "written, with warnings": the warnings are the damage it went round.
@@ -47,6 +53,8 @@ const TOOLS: Tool[] = [
   {
     engine: 'ghostscript',
     binary: ['gs'],
+    // Ghostscript writes a blank page for a file it could not open at all.
+    empty: /No pages will be processed|Couldn't initialise file/,
     args: (i, o) => [
       '-dSAFER',
       '-dBATCH',
@@ -76,7 +84,11 @@ async function attempt(tool: Tool, input: string, output: string, ctx: StepConte
   const binary = findBinary(tool.binary);
   if (!binary) return 0;
   try {
-    await runProcess(binary, tool.args(input, output), ctx, { cwd: ctx.workDir });
+    const { stdout, stderr } = await runProcess(binary, tool.args(input, output), ctx, { cwd: ctx.workDir });
+    if (tool.empty?.test(stdout + stderr)) {
+      ctx.log(`${tool.engine} found no page it could read`);
+      return 0;
+    }
   } catch (e) {
     if (!(e instanceof EngineProcessError)) throw e;
     if (!(tool.engine === 'qpdf' && e.exitCode === 3)) {
