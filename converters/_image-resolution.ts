@@ -12,8 +12,11 @@ import { pngResolution } from './_png-pdf.js';
 /** The resolution of a picture that states none: a screen's (CSS pixels), as browsers take it. */
 export const DEFAULT_IMAGE_DPI = 96;
 
-/** Below this a stated resolution is a placeholder (JFIF's 1:1 aspect), not a scan's. */
-const MIN_CREDIBLE_DPI = 10;
+/**
+ * Below this a stated resolution is a placeholder, not a picture's: JFIF's 1:1 aspect, and the
+ * 1 pixel per millimetre (25.4 dpi) libvips writes when a picture it made was given none.
+ */
+const MIN_CREDIBLE_DPI = 30;
 
 export type Resolution = [number, number];
 
