@@ -10,11 +10,12 @@ import {
 import type { OptionValues } from '../src/engine/option-kit.js';
 import { optionsFor } from '../src/engine/options.js';
 import { convertersDir } from '../src/engine/package-files.js';
-import { fit, height, quality, width } from '../src/engine/shared-options.js';
+import { dpi, fit, height, landscape, margin, paper, quality, width } from '../src/engine/shared-options.js';
 import { FileconvError } from '../src/errors/index.js';
 import { extensionOf, type FormatId } from '../src/formats/index.js';
 import { EngineProcessError, findBinary, runProcess } from '../src/run/process.js';
 import { pdfImageFromFile, writeImagesPdf } from './_image-pdf.js';
+import { IMAGE_PAGE_OPTIONS } from './_page-layout.js';
 
 /** The ImageMagick coder for each format; inputs and outputs always name theirs explicitly. */
 const CODERS: Record<string, string> = {
@@ -49,6 +50,7 @@ function edgeProps(from: FormatId, to: FormatId): Omit<ConversionEdge, 'from' | 
     // PSD layers are flattened into one image.
     lossy: LOSSY_TARGETS.has(to) || from === 'psd',
     cost: fallback ? 6 : 5,
+    options: ['quality', 'width', 'height', 'fit'],
   };
 }
 
@@ -56,7 +58,14 @@ const edges = [
   ...edgesBetween([...COMMON, ...OWN, ...READ_ONLY], [...COMMON, ...OWN], edgeProps),
   // The fallback behind sharp for an AVIF libvips cannot open (an image sequence): ImageMagick
   // decodes the first frame, which is put on a PDF page as sharp's PDFs are.
-  { from: 'avif', to: 'pdf', family: 'image', lossy: false, cost: 6 } satisfies ConversionEdge,
+  {
+    from: 'avif',
+    to: 'pdf',
+    family: 'image',
+    lossy: false,
+    cost: 6,
+    options: IMAGE_PAGE_OPTIONS,
+  } satisfies ConversionEdge,
 ];
 
 /** The folder holding fileconv's policy.xml (shipped with the package). */
@@ -103,10 +112,12 @@ function resizeArgs(options: Options, to: FormatId): string[] {
   const { width, height, fit = 'inside' } = options;
   if (!width && !height) return [];
   const box = `${width ?? ''}x${height ?? ''}`;
+  const background = to === 'jpg' || to === 'bmp' ? 'white' : 'none';
+  // Its own size, centred: cut or padded to the box, as CSS's object-fit: none.
+  if (fit === 'none') return ['-background', background, '-gravity', 'center', '-extent', box];
   if (!width || !height || fit === 'inside') return ['-resize', box];
   if (fit === 'fill') return ['-resize', `${box}!`];
   if (fit === 'outside') return ['-resize', `${box}^`];
-  const background = to === 'jpg' || to === 'bmp' ? 'white' : 'none';
   const resize = fit === 'cover' ? `${box}^` : box;
   return ['-resize', resize, '-background', background, '-gravity', 'center', '-extent', box];
 }
@@ -149,6 +160,10 @@ const OPTIONS = {
   width,
   height,
   fit,
+  dpi,
+  paper,
+  landscape,
+  margin,
 };
 type Options = OptionValues<typeof OPTIONS>;
 
@@ -181,7 +196,7 @@ export default defineConverter({
       // The first frame: the merged image of a PSD, the first icon, page or animation frame.
       `${inCoder}:${inName}[0]`,
       '-auto-orient',
-      ...resizeArgs(options, edge.to),
+      ...(edge.to === 'pdf' ? [] : resizeArgs(options, edge.to)),
       ...outputArgs(options, edge.to),
       `${outCoder}:${outName}`,
     ];
@@ -198,7 +213,8 @@ export default defineConverter({
     if (size === 0)
       throw new FileconvError('MALFORMED_DOCUMENT', `ImageMagick wrote no image from the ${edge.from} file.`);
     const output = join(outDir, `output.${extensionOf(edge.to)}`);
-    if (edge.to === 'pdf') await writeImagesPdf([await pdfImageFromFile(produced, {})], output);
+    if (edge.to === 'pdf')
+      await writeImagesPdf([await pdfImageFromFile(produced, {}, options.dpi)], output, options);
     else await copyFile(produced, output);
     await rm(produced, { force: true });
     ctx.progress(1);

@@ -1,4 +1,6 @@
+import { open } from 'node:fs/promises';
 import { join } from 'node:path';
+import sharp from 'sharp';
 import { type ConversionEdge, defineConverter } from '../src/engine/contract.js';
 import { bool, defineOption, OPERATION_ORDER } from '../src/engine/option-kit.js';
 import { optionsFor } from '../src/engine/options.js';
@@ -6,6 +8,7 @@ import { lang, ocr } from '../src/engine/shared-options.js';
 import { FileconvError } from '../src/errors/index.js';
 import type { FormatId } from '../src/formats/index.js';
 import { EngineProcessError, findBinary, probeBinary, runProcess } from '../src/run/process.js';
+import { statedResolution } from './_image-resolution.js';
 import { assertPdfHeader, MAX_RASTER_PAGES, pdfPageCount } from './_pdf.js';
 
 /**
@@ -38,6 +41,24 @@ const edges: ConversionEdge[] = [
   ),
 ];
 
+/** A scan that does not say how large it was scanned is taken as scanned at this resolution. */
+const SCAN_DPI = 300;
+
+/**
+ * `--image-dpi` for a picture: its own resolution kept (OCRmyPDF's option overrides what the file
+ * states), a scan's where it states none. One figure only: a picture stating two different ones
+ * is left to OCRmyPDF, which reads both.
+ */
+async function imageDpi(input: string): Promise<string[]> {
+  const head = Buffer.alloc(1024 * 1024);
+  const file = await open(input, 'r');
+  const { bytesRead } = await file.read(head, 0, head.length, 0).finally(() => file.close());
+  const meta = await sharp(input).metadata();
+  const stated = statedResolution(meta, head.subarray(0, bytesRead));
+  if (!stated) return ['--image-dpi', String(SCAN_DPI)];
+  return Math.abs(stated[0] - stated[1]) < 1 ? ['--image-dpi', String(Math.round(stated[0]))] : [];
+}
+
 /** OCRmyPDF's exit codes that say what was wrong with the input. */
 const EXIT_ENCRYPTED = 8;
 const EXIT_BAD_INPUT = 2;
@@ -69,8 +90,7 @@ export default defineConverter({
     const args = ['--skip-text', '--rotate-pages', '--output-type', 'pdf', '--optimize', '1', '--jobs', '1'];
     if (o.lang) args.push('-l', o.lang);
     if (o.deskew) args.push('--deskew');
-    // Pictures that do not say how large they were scanned are taken as 300 dpi scans.
-    if (edge.from !== 'pdf') args.push('--image-dpi', '300');
+    if (edge.from !== 'pdf') args.push(...(await imageDpi(input)));
     ctx.log(`reading the pages with OCR (${o.lang ?? 'eng'})`);
     try {
       await runProcess(binary, [...args, '--', input, output], ctx, { limits: { addressSpaceBytes: null } });

@@ -24,6 +24,7 @@ import { keepSmaller } from './_compress.js';
 import { assertPdfHeader, isEncryptedPdf } from './_pdf.js';
 import { type MergedInput, readInput, writeOutline } from './_pdf-merge.js';
 import { METADATA_OPTIONS, metadataUpdate, wantsMetadata } from './_pdf-metadata.js';
+import { repairPdf } from './_pdf-repair.js';
 import { drawOverlay, STAMP_OPTIONS, wantsOverlay } from './_pdf-stamp.js';
 
 /**
@@ -167,7 +168,7 @@ async function runQpdf(qpdf: string, args: readonly string[], ctx: StepContext):
   } catch (e) {
     if (!(e instanceof EngineProcessError)) throw e;
     if (e.exitCode !== WARNINGS_EXIT) throw classify(e);
-    ctx.log('qpdf repaired damage in the PDF while writing it');
+    ctx.log('the PDF was damaged: repaired by qpdf (its cross-references rebuilt) while writing it');
     return e.stdout;
   } finally {
     await rm(argsFile, { force: true });
@@ -320,11 +321,13 @@ async function mergePdfs(request: MergeRequest, ctx: StepContext): Promise<StepR
 export default defineConverter({
   name: 'qpdf',
   description:
-    'qpdf: PDF operations that keep the format (pages, split, rotate, protect and unlock, flatten, lossless compression, fast web view, stamps, page numbers, document information) and merges of several PDFs',
-  packages: ['qpdf', 'librsvg2-bin', 'poppler-utils', 'fonts-dejavu-core'],
+    'qpdf: PDF operations that keep the format (pages, split, rotate, protect and unlock, flatten, lossless compression, fast web view, stamps, page numbers, document information), merges of several PDFs, and repair of damaged PDFs (with Ghostscript and MuPDF)',
+  packages: ['qpdf', 'librsvg2-bin', 'poppler-utils', 'fonts-dejavu-core', 'ghostscript', 'mupdf-tools'],
   edges,
   options: OPTIONS,
   merge: { format: 'pdf', options: MERGE_OPTIONS, run: mergePdfs, check: checkMergeInput },
+  // A damaged PDF every engine refused: qpdf's recovery, then Ghostscript's, then MuPDF's.
+  repair: { format: 'pdf', run: repairPdf },
   concurrency: 2,
   timeoutMs: 120_000,
   probe: () => probeBinary(['qpdf'], ['--version'], /qpdf version (\d+\.\d+(?:\.\d+)?)/),

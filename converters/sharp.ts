@@ -10,13 +10,25 @@ import {
 } from '../src/engine/contract.js';
 import type { OptionValues } from '../src/engine/option-kit.js';
 import { optionsFor } from '../src/engine/options.js';
-import { compress, dpi, fit, height, quality, strip_metadata, width } from '../src/engine/shared-options.js';
+import {
+  compress,
+  dpi,
+  fit,
+  height,
+  landscape,
+  margin,
+  paper,
+  quality,
+  strip_metadata,
+  width,
+} from '../src/engine/shared-options.js';
 import { FileconvError } from '../src/errors/index.js';
 import { OUTLINE_EMOJI, useFontconfigInProcess } from '../src/fonts/fontconfig.js';
 import { extensionOf, type FormatId } from '../src/formats/index.js';
 import { cgbiToPng, isCgbiPng } from './_cgbi.js';
 import { IMAGE_PRESETS, keepSmaller, refuseLossless } from './_compress.js';
 import { pdfImageFromFile, writeImagesPdf } from './_image-pdf.js';
+import { IMAGE_PAGE_OPTIONS } from './_page-layout.js';
 
 /** sharp's name for each format, and the file suffix its loader must claim. */
 const SHARP_FORMATS: Record<string, { name: keyof FormatEnum; suffix: string }> = {
@@ -68,12 +80,13 @@ const edges: ConversionEdge[] = [
   ...RASTER.filter((f) => f !== 'gif').map(
     (f): ConversionEdge => ({ from: f, to: f, family: 'image', lossy: true, cost: 2 }),
   ),
-  // Pictures go into the PDF as they are: no option of the picture's encoder applies.
+  // Pictures go into the PDF as they are: no option of the picture's encoder applies, only where
+  // the page goes (its resolution, or a paper it is fitted to).
   ...edgesBetween(RASTER, ['pdf'], {
     family: 'image',
     lossy: false,
     cost: 3,
-    options: ['quality', 'width', 'height', 'fit', 'dpi'],
+    options: IMAGE_PAGE_OPTIONS,
   }),
   // rsvg-convert is the SVG engine; libvips renders with librsvg too and is the fallback.
   ...edgesBetween(SVG, RASTER, (_from, to) => ({
@@ -168,13 +181,34 @@ function encode(image: Sharp, to: FormatId, options: Options): Sharp {
   }
 }
 
+/**
+ * `fit: none` as CSS's object-fit has it: the picture at its own size in a width x height box,
+ * centred, cut where it is larger and padded (transparent, white for JPEG) where it is smaller.
+ */
+function noResize(image: Sharp, meta: Metadata, options: Options, to: FormatId): Sharp {
+  const turned = (meta.orientation ?? 1) >= 5;
+  const w = (turned ? meta.height : meta.width) ?? 1;
+  const h = (turned ? meta.width : (meta.pageHeight ?? meta.height)) ?? 1;
+  const boxW = options.width ?? w;
+  const boxH = options.height ?? h;
+  const cutW = Math.min(w, boxW);
+  const cutH = Math.min(h, boxH);
+  const left = Math.floor((boxW - cutW) / 2);
+  const top = Math.floor((boxH - cutH) / 2);
+  const background = to === 'jpg' ? '#ffffff' : { r: 0, g: 0, b: 0, alpha: 0 };
+  return image
+    .extract({ left: Math.floor((w - cutW) / 2), top: Math.floor((h - cutH) / 2), width: cutW, height: cutH })
+    .extend({ left, top, right: boxW - cutW - left, bottom: boxH - cutH - top, background });
+}
+
 function resize(image: Sharp, options: Options): Sharp {
   const longest =
     options.compress && options.compress !== 'lossless' && IMAGE_PRESETS[options.compress].longest;
   if (!options.width && !options.height && longest)
     return image.resize({ width: longest, height: longest, fit: 'inside', withoutEnlargement: true });
   if (!options.width && !options.height) return image;
-  return image.resize({ width: options.width, height: options.height, fit: options.fit ?? 'inside' });
+  const fit = options.fit === undefined || options.fit === 'none' ? 'inside' : options.fit;
+  return image.resize({ width: options.width, height: options.height, fit });
 }
 
 /** An Apple CgBI PNG made an ordinary one in the work folder (converters/_cgbi.ts); other inputs as they are. */
@@ -194,15 +228,21 @@ async function normalPng(from: FormatId, input: string, ctx: StepContext): Promi
   return normal;
 }
 
-async function toPdf(input: string, meta: Metadata, output: string, ctx: StepContext): Promise<void> {
+async function toPdf(
+  input: string,
+  meta: Metadata,
+  output: string,
+  options: Options,
+  ctx: StepContext,
+): Promise<void> {
   // Every page of a TIFF becomes a PDF page; other formats give their first frame.
   const frames = meta.format === 'tiff' ? Math.min(meta.pages ?? 1, MAX_PDF_PAGES) : 1;
   const images = [];
   for (let page = 0; page < frames; page++) {
-    images.push(await pdfImageFromFile(input, { page, limitInputPixels: MAX_INPUT_PIXELS }));
+    images.push(await pdfImageFromFile(input, { page, limitInputPixels: MAX_INPUT_PIXELS }, options.dpi));
     ctx.progress((page + 1) / (frames + 1));
   }
-  await writeImagesPdf(images, output);
+  await writeImagesPdf(images, output, options);
 }
 
 const OPTIONS = {
@@ -211,6 +251,9 @@ const OPTIONS = {
   height,
   fit,
   dpi,
+  paper,
+  landscape,
+  margin,
   compress,
   // Honoured always: libvips writes no EXIF, GPS or XMP unless asked to keep them.
   strip_metadata,
@@ -263,12 +306,16 @@ export default defineConverter({
     if (ctx.signal.aborted) throw new FileconvError('CONVERT_FAILED', 'The conversion was cancelled.');
     try {
       if (edge.to === 'pdf') {
-        await toPdf(input, meta, output, ctx);
+        await toPdf(input, meta, output, options, ctx);
       } else {
         const image = sharp(source, inputOptions)
           .rotate()
           .timeout({ seconds: Math.max(1, Math.ceil(ctx.timeoutMs / 1000)) });
-        await encode(resize(image, options), edge.to, options).toFile(output);
+        const sized =
+          options.fit === 'none' && (options.width || options.height)
+            ? noResize(image, meta, options, edge.to)
+            : resize(image, options);
+        await encode(sized, edge.to, options).toFile(output);
         if (options.compress && edge.from === edge.to) {
           // The input still carries its metadata: it is no answer when that was to go.
           await keepSmaller(input, output, ctx, !options.strip_metadata && !options.width && !options.height);

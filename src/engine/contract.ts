@@ -76,6 +76,22 @@ export interface MergeRequest {
   options: ConversionOptions;
 }
 
+/** What a repair gave: a readable copy of a damaged file, and what it could not bring back. */
+export interface RepairResult {
+  /** The engine whose recovery gave the copy. */
+  by: string;
+  /** Pages the copy has. */
+  pages: number;
+  /** What was lost, for the timeline ("1 of 3 pages lost"); undefined when nothing is known lost. */
+  lost?: string;
+}
+
+/** An engine's repair: a damaged file of `format` written again as a readable one, before refusal. */
+export interface RepairCapability {
+  format: FormatId;
+  run(input: string, output: string, ctx: StepContext): Promise<RepairResult>;
+}
+
 /** An engine's merge: joins several files of `format` into one file of it. */
 export interface MergeCapability {
   format: FormatId;
@@ -155,6 +171,8 @@ export interface Converter {
   };
   /** Optional: joins several files into one (qpdf: PDFs), for requests with several inputs. */
   merge?: MergeCapability;
+  /** Optional: repairs a damaged input that every engine of its step refused as malformed. */
+  repair?: RepairCapability;
   /** How many runs of this engine may go at once (default 2). */
   concurrency?: number;
   /** Default wall-clock limit of one step in ms (default 120 s). */

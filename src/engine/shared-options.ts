@@ -12,8 +12,8 @@ export const quality = defineOption(int(1, 100), 'encoder quality 1-100');
 export const width = defineOption(int(1, 16384), 'output width in px');
 export const height = defineOption(int(1, 16384), 'output height in px');
 export const fit = defineOption(
-  oneOf(['cover', 'contain', 'fill', 'inside', 'outside']),
-  'how width x height is filled',
+  oneOf(['cover', 'contain', 'fill', 'inside', 'outside', 'none']),
+  'how a picture fills width x height, or a PDF page of a picture the paper: contain (whole), cover (filled, cut), fill (stretched), inside or outside (only shrunk or grown), none (its own size, centred)',
 );
 export const dpi = defineOption(int(36, 600), 'rasterising resolution');
 export const pages = defineOption(like(/^\d+(-\d+)?(,\d+(-\d+)?)*$/, '1-3,5'), 'page selection, 1-based');

@@ -22,6 +22,7 @@ import { engineSemaphore } from './concurrency.js';
 import { handToEngine, takeFromEngine } from './confine.js';
 import { scrubPaths, stepFailure } from './failure.js';
 import { decodeCopyAtTheDoor } from './text-door.js';
+import { isMalformed, type RepairEnv, repairInput } from './repair.js';
 import type { ConversionJob, ConversionOutputFile, ConversionResult, RunEvent } from './types.js';
 import { type EngineWork, meter } from './work.js';
 
@@ -95,15 +96,28 @@ export async function executePlan(
       await handToEngine([current]);
       emit('step-started', `step ${i + 1}/${plan.steps.length}: ${step.from} to ${step.to}`);
       report(i, 0);
-      files = await runStep(step, current, join(temp, `step-${i + 1}`), {
+      const env = {
         jobDir: temp,
         converters,
         options,
         signal,
         emit,
-        progress: (f) => report(i, f),
+        progress: (f: number) => report(i, f),
         work: job.work,
-      });
+      };
+      const limited: RepairEnv['limited'] = (converter, work) => limitedRun(converter, signal, work);
+      try {
+        files = await runStep(step, current, join(temp, `step-${i + 1}`), env);
+      } catch (e) {
+        // Only the caller's file can be damaged: later steps read what an engine wrote.
+        const repaired =
+          i === 0 && isMalformed(e)
+            ? await repairInput(current, plan.from, join(temp, 'repair'), { ...env, limited })
+            : undefined;
+        if (!repaired) throw e;
+        current = repaired;
+        files = await runStep(step, current, join(temp, `step-${i + 1}-repaired`), env);
+      }
       emit('step-done', `step ${i + 1}/${plan.steps.length} done: ${files.length} file(s)`);
       if (i < plan.steps.length - 1) {
         if (files.length !== 1) {
@@ -212,6 +226,24 @@ async function runStep(step: PlannedStep, input: string, dir: string, env: StepE
     }
   }
   throw stepFailure(errors, step.from, step.to);
+}
+
+/** Runs an engine's work in its concurrency lane, within its time limit and the job's signal. */
+async function limitedRun<T>(
+  converter: Converter,
+  signal: AbortSignal,
+  work: (signal: AbortSignal, timeoutMs: number) => Promise<T>,
+): Promise<T> {
+  const timeoutMs = converter.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const release = await engineSemaphore(
+    converter.name,
+    converter.concurrency ?? DEFAULT_ENGINE_CONCURRENCY,
+  ).acquire(signal);
+  try {
+    return await withTimeLimit(converter, signal, timeoutMs, (s) => work(s, timeoutMs));
+  } finally {
+    release();
+  }
 }
 
 /**

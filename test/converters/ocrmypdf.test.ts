@@ -110,4 +110,45 @@ describe('ocrmypdf converter', () => {
     });
     expect(pdfText(result.files[0]!.path)).toMatch(/Alpha page one[\s\S]*Bravo page two/);
   });
+  it('a JPEG scan made searchable keeps the resolution it states', async () => {
+    const dir = tempDir();
+    const jpg = join(dir, 'scan.jpg');
+    // Made by ImageMagick, not by this project: a 200 dpi JPEG (JFIF density) of two lines of words.
+    execFileSync('convert', [
+      '-size',
+      '1700x500',
+      'xc:white',
+      '-font',
+      'DejaVu-Serif',
+      '-pointsize',
+      '48',
+      '-draw',
+      `text 80,180 '${WORDS.slice(0, 4).join(' ')}'`,
+      '-draw',
+      `text 80,330 '${WORDS.slice(4).join(' ')}'`,
+      '-units',
+      'PixelsPerInch',
+      '-density',
+      '200',
+      '-quality',
+      '90',
+      jpg,
+    ]);
+    const result = await runConversion({
+      input: jpg,
+      from: 'jpg',
+      to: 'pdf',
+      outDir: join(dir, 'o'),
+      options: { ocr: true },
+    });
+    const pdf = result.files[0]!.path;
+    expect(recall(pdfText(pdf))).toBeGreaterThanOrEqual(0.9);
+    // 1700 x 500 pixels at 200 dpi: 612 x 180 points, not 300 dpi's 408 x 120.
+    expect(execFileSync('pdfinfo', [pdf], { encoding: 'utf8' })).toMatch(/Page size:\s+612 x 180 pts/);
+    const row = execFileSync('pdfimages', ['-list', pdf], { encoding: 'utf8' })
+      .split('\n')[2]!
+      .trim()
+      .split(/\s+/);
+    expect([row[8], row[12], row[13]]).toEqual(['jpeg', '200', '200']);
+  });
 });
