@@ -4,6 +4,7 @@ import { CONVERSION_DETAIL_CODES, type ErrorCode, FileconvError, messageFor } fr
 const SPECIFICITY: readonly ErrorCode[] = [
   'ENCRYPTED_DOCUMENT',
   'OUTPUT_TOO_LARGE',
+  'INPUT_TOO_LARGE',
   'NEEDS_OCR',
   'MALFORMED_DOCUMENT',
 ];
