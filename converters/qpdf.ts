@@ -1,4 +1,4 @@
-import { readdir, rm, writeFile } from 'node:fs/promises';
+import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
   type ConversionEdge,
@@ -25,14 +25,15 @@ import { assertPdfHeader, isEncryptedPdf } from './_pdf.js';
 import { type MergedInput, readInput, writeOutline } from './_pdf-merge.js';
 import { METADATA_OPTIONS, metadataUpdate, wantsMetadata } from './_pdf-metadata.js';
 import { drawOverlay, STAMP_OPTIONS, wantsOverlay } from './_pdf-stamp.js';
+import { checkPagesExist, type QpdfSecrets, qpdfPageCount, runQpdf } from './_qpdf-run.js';
 
 /**
  * PDF operations that keep the format: pages kept or split into parts, watermarks, stamps and page
  * numbers, rotation, passwords set or removed, flattened forms, lossless compression, document
  * information and fast web view. One qpdf run does them all in the order readers expect (pages,
  * what is drawn over them, rotation, flattening, compression, metadata, linearising, encryption
- * last); what is drawn over the pages is drawn first, as an overlay PDF (_pdf-stamp.ts). Passwords reach qpdf in an argument file in the step's own folder, never on its command
- * line, where any user of the machine could read them.
+ * last); what is drawn over the pages is drawn first, as an overlay PDF (_pdf-stamp.ts). Arguments and
+ * passwords reach qpdf in files of the step's own folder (_qpdf-run.ts), never on its command line.
  */
 
 const SECRET = { secret: true };
@@ -103,30 +104,28 @@ const edges: ConversionEdge[] = [
 /** Parts one split may make: each is an artifact and a ZIP entry. */
 export const MAX_SPLIT_PARTS = 1_000;
 
-/** qpdf's exit code when it wrote the output but warned about damage it repaired. */
-const WARNINGS_EXIT = 3;
-
-function yn(allowed: boolean | undefined): string {
-  return allowed === false ? 'n' : 'y';
-}
-
 /** Files made before the run: the overlay drawn over the pages, the metadata update. */
 interface Prepared {
   overlay?: string;
   metadata?: string;
 }
 
-/** The argument lines of one qpdf run, passwords included (they go to a file, not argv). */
-function qpdfArguments(
-  input: string,
-  output: string,
-  o: Options,
-  ownerPassword: string,
-  made: Prepared,
-): string[] {
-  const args: string[] = [];
-  if (o.password !== undefined) args.push(`--password=${o.password}`);
-  args.push(input);
+/** The passwords of one qpdf run: the one that opens the input, the ones that protect the output. */
+function qpdfSecrets(o: Options, ownerPassword: string): QpdfSecrets {
+  if (o.user_password === undefined) return { password: o.password };
+  const encrypt = {
+    user: o.user_password,
+    owner: ownerPassword,
+    print: o.allow_print !== false,
+    copy: o.allow_copy !== false,
+    modify: o.allow_modify !== false,
+  };
+  return { password: o.password, encrypt };
+}
+
+/** The argument lines of one qpdf run; the passwords go in its job JSON (qpdfSecrets). */
+function qpdfArguments(input: string, output: string, o: Options, made: Prepared): string[] {
+  const args: string[] = [input];
   if (o.pages) args.push('--pages', '.', o.pages.replaceAll(' ', ''), '--');
   if (made.overlay) args.push('--overlay', made.overlay, '--');
   if (made.metadata) args.push(`--update-from-json=${made.metadata}`);
@@ -138,47 +137,20 @@ function qpdfArguments(
   if (o.pages || o.split) args.push('--remove-unreferenced-resources=yes');
   if (o.linearize) args.push('--linearize');
   if (o.password !== undefined && o.user_password === undefined) args.push('--decrypt');
-  if (o.user_password !== undefined) {
-    args.push('--encrypt', o.user_password, ownerPassword, '256');
-    args.push(`--print=${o.allow_print === false ? 'none' : 'full'}`);
-    args.push(`--extract=${yn(o.allow_copy)}`, `--modify=${o.allow_modify === false ? 'none' : 'all'}`);
-    args.push(`--annotate=${yn(o.allow_modify)}`, '--');
-  }
   if (o.split) args.push(`--split-pages=${o.split}`);
   args.push(output);
   return args;
 }
 
-/** Exit code 2 or a password complaint: the file is damaged, or the password is missing or wrong. */
-function classify(e: EngineProcessError): FileconvError {
-  if (/invalid password|password.*(incorrect|required)/i.test(e.output)) {
-    return new FileconvError('ENCRYPTED_DOCUMENT', undefined, { cause: e });
-  }
-  return new FileconvError('MALFORMED_DOCUMENT', 'qpdf could not read the PDF.', { cause: e });
-}
-
-/** Runs qpdf with its arguments in a file of the step's own folder (passwords never in argv). */
-async function runQpdf(qpdf: string, args: readonly string[], ctx: StepContext): Promise<string> {
-  // One file per run: a merge reads several inputs at once in the same folder.
-  const argsFile = join(ctx.workDir, `qpdf-arguments-${crypto.randomUUID()}`);
-  await writeFile(argsFile, `${args.join('\n')}\n`, { mode: 0o600 });
-  try {
-    return (await runProcess(qpdf, [`@${argsFile}`], ctx)).stdout;
-  } catch (e) {
-    if (!(e instanceof EngineProcessError)) throw e;
-    if (e.exitCode !== WARNINGS_EXIT) throw classify(e);
-    ctx.log('qpdf repaired damage in the PDF while writing it');
-    return e.stdout;
-  } finally {
-    await rm(argsFile, { force: true });
-  }
-}
-
-/** Refuses a split into more parts than a request may hold, before any part is written. */
-async function checkSplit(qpdf: string, input: string, o: Options, ctx: StepContext): Promise<void> {
+/**
+ * Refuses pages the document does not have and a split into more parts than a request may hold,
+ * before anything is written.
+ */
+async function checkPages(qpdf: string, input: string, o: Options, ctx: StepContext): Promise<void> {
+  if (!o.split && !o.pages) return;
+  const count = await qpdfPageCount(qpdf, input, ctx, o.password);
+  checkPagesExist(o.pages, count);
   if (!o.split) return;
-  const open = o.password === undefined ? [] : [`--password=${o.password}`];
-  const count = Number((await runQpdf(qpdf, [...open, '--show-npages', input], ctx)).trim());
   const pagesKept = o.pages ? expandPages(o.pages, count).length : count;
   const parts = Math.ceil(pagesKept / o.split);
   if (parts > MAX_SPLIT_PARTS) {
@@ -206,19 +178,19 @@ async function prepare(
   if (wantsOverlay(o) && (o.pages || o.password !== undefined)) {
     source = join(ctx.workDir, 'pages.pdf');
     const { pages, password, ...others } = o;
-    await runQpdf(qpdf, qpdfArguments(input, source, { pages, password }, '', {}), ctx);
+    await runQpdf(qpdf, qpdfArguments(input, source, { pages, password }, {}), ctx, { password });
     rest = others;
   }
   if (wantsOverlay(rest)) made.overlay = await drawOverlay(source, rest, ctx);
   if (wantsMetadata(rest)) {
-    const open = rest.password === undefined ? [] : [`--password=${rest.password}`];
     made.metadata = await metadataUpdate(
       rest,
       async (ids) => {
         const out = await runQpdf(
           qpdf,
-          [...open, '--json=2', '--json-key=qpdf', ...ids.map((id) => `--json-object=${id}`), source],
+          ['--json=2', '--json-key=qpdf', ...ids.map((id) => `--json-object=${id}`), source],
           ctx,
+          { password: rest.password },
         );
         const json = JSON.parse(out) as {
           qpdf: [Record<string, unknown>, Record<string, { value?: unknown }>];
@@ -322,9 +294,9 @@ export default defineConverter({
       o.owner_password && o.owner_password !== o.user_password
         ? o.owner_password
         : crypto.randomUUID().replaceAll('-', '');
-    await checkSplit(qpdf, input, o, ctx);
+    await checkPages(qpdf, input, o, ctx);
     const { source, rest, made } = await prepare(qpdf, input, o, ctx);
-    await runQpdf(qpdf, qpdfArguments(source, output, rest, ownerPassword, made), ctx);
+    await runQpdf(qpdf, qpdfArguments(source, output, rest, made), ctx, qpdfSecrets(rest, ownerPassword));
     if (o.split) return { files: await splitParts(outDir) };
     if (o.compress) await keepSmaller(input, output, ctx, onlyCompression(o));
     return { files: [output] };
