@@ -6,6 +6,7 @@ import { lang, ocr } from '../src/engine/shared-options.js';
 import { FileconvError } from '../src/errors/index.js';
 import type { FormatId } from '../src/formats/index.js';
 import { EngineProcessError, findBinary, probeBinary, runProcess } from '../src/run/process.js';
+import { checkOcrPixels } from './_ocr-limits.js';
 import { assertPdfHeader, MAX_RASTER_PAGES, pdfPageCount } from './_pdf.js';
 
 /**
@@ -55,16 +56,18 @@ export default defineConverter({
     const o = optionsFor(OPTIONS, given);
     const binary = findBinary(['ocrmypdf']);
     if (!binary) throw new FileconvError('CONVERT_FAILED', 'ocrmypdf is not installed.');
+    let pages = 1;
     if (edge.from === 'pdf') {
       await assertPdfHeader(input);
       // Every page is drawn and read: a bound on pages is a bound on time, as for page images.
-      const pages = await pdfPageCount(input, ctx);
+      pages = await pdfPageCount(input, ctx);
       if (pages > MAX_RASTER_PAGES)
         throw new FileconvError(
           'OUTPUT_TOO_LARGE',
           `The PDF has ${pages} pages; at most ${MAX_RASTER_PAGES} are read with OCR in one conversion (split it first: the split option).`,
         );
     }
+    await checkOcrPixels(input, edge.from, pages, ctx);
     const output = join(outDir, 'output.pdf');
     const args = ['--skip-text', '--rotate-pages', '--output-type', 'pdf', '--optimize', '1', '--jobs', '1'];
     if (o.lang) args.push('-l', o.lang);
@@ -73,7 +76,8 @@ export default defineConverter({
     if (edge.from !== 'pdf') args.push('--image-dpi', '300');
     ctx.log(`reading the pages with OCR (${o.lang ?? 'eng'})`);
     try {
-      await runProcess(binary, [...args, '--', input, output], ctx, { limits: { addressSpaceBytes: null } });
+      // The default memory cap of every engine holds for OCRmyPDF and the Tesseract it starts.
+      await runProcess(binary, [...args, '--', input, output], ctx);
     } catch (e) {
       if (!(e instanceof EngineProcessError)) throw e;
       if (e.exitCode === EXIT_ENCRYPTED)
