@@ -2,12 +2,13 @@ import { join } from 'node:path';
 import { type ConversionEdge, defineConverter } from '../src/engine/contract.js';
 import { bool, defineOption, OPERATION_ORDER } from '../src/engine/option-kit.js';
 import { optionsFor } from '../src/engine/options.js';
-import { lang, ocr } from '../src/engine/shared-options.js';
+import { keepActiveContent, lang, ocr } from '../src/engine/shared-options.js';
 import { FileconvError } from '../src/errors/index.js';
 import type { FormatId } from '../src/formats/index.js';
 import { EngineProcessError, findBinary, probeBinary, runProcess } from '../src/run/process.js';
 import { checkOcrPixels } from './_ocr-limits.js';
 import { assertPdfHeader, MAX_RASTER_PAGES, pdfPageCount } from './_pdf.js';
+import { withoutActiveContent } from './_pdf-active.js';
 
 /**
  * OCRmyPDF: a scan becomes a searchable PDF, the page pictures kept as they are with Tesseract's
@@ -16,6 +17,7 @@ import { assertPdfHeader, MAX_RASTER_PAGES, pdfPageCount } from './_pdf.js';
  */
 
 const OPTIONS = {
+  keep_active_content: keepActiveContent,
   ocr,
   lang,
   deskew: defineOption(bool(), 'straighten pages scanned at a slant (re-encodes their pictures)', {
@@ -68,6 +70,7 @@ export default defineConverter({
         );
     }
     await checkOcrPixels(input, edge.from, pages, ctx);
+    const source = edge.from === 'pdf' ? await withoutActiveContent(input, o, ctx) : input;
     const output = join(outDir, 'output.pdf');
     const args = ['--skip-text', '--rotate-pages', '--output-type', 'pdf', '--optimize', '1', '--jobs', '1'];
     if (o.lang) args.push('-l', o.lang);
@@ -77,7 +80,7 @@ export default defineConverter({
     ctx.log(`reading the pages with OCR (${o.lang ?? 'eng'})`);
     try {
       // The default memory cap of every engine holds for OCRmyPDF and the Tesseract it starts.
-      await runProcess(binary, [...args, '--', input, output], ctx);
+      await runProcess(binary, [...args, '--', source, output], ctx);
     } catch (e) {
       if (!(e instanceof EngineProcessError)) throw e;
       if (e.exitCode === EXIT_ENCRYPTED)

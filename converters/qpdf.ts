@@ -1,4 +1,4 @@
-import { readdir } from 'node:fs/promises';
+import { copyFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
   type ConversionEdge,
@@ -16,12 +16,20 @@ import {
   oneOfNumbers,
 } from '../src/engine/option-kit.js';
 import { expandPages, optionsFor } from '../src/engine/options.js';
-import { compress, PASSWORD, pages, password, wantsLossyCompression } from '../src/engine/shared-options.js';
+import {
+  compress,
+  keepActiveContent,
+  PASSWORD,
+  pages,
+  password,
+  wantsLossyCompression,
+} from '../src/engine/shared-options.js';
 import { FileconvError } from '../src/errors/index.js';
 import { mapLimit } from '../src/run/concurrency.js';
 import { EngineProcessError, findBinary, probeBinary, runProcess } from '../src/run/process.js';
 import { keepSmaller } from './_compress.js';
 import { assertPdfHeader, isEncryptedPdf } from './_pdf.js';
+import { withoutActiveContent } from './_pdf-active.js';
 import { type MergedInput, readInput, writeOutline } from './_pdf-merge.js';
 import { METADATA_OPTIONS, metadataUpdate, wantsMetadata } from './_pdf-metadata.js';
 import { drawOverlay, STAMP_OPTIONS, wantsOverlay } from './_pdf-stamp.js';
@@ -80,13 +88,14 @@ const OPTIONS = {
     bool(),
     'merging several inputs: one bookmark per input, its own bookmarks under it (default true)',
   ),
+  keep_active_content: keepActiveContent,
   ...STAMP_OPTIONS,
   ...METADATA_OPTIONS,
 };
 type Options = OptionValues<typeof OPTIONS>;
 
 /** Options of the merge alone: a single PDF has no inputs to mark. */
-const MERGE_OPTIONS: readonly string[] = ['bookmarks'];
+const MERGE_OPTIONS: readonly string[] = ['bookmarks', 'keep_active_content'];
 
 // Lossy compression resamples pictures and OCR reads pages: Ghostscript's and OCRmyPDF's pdf-pdf steps.
 const edges: ConversionEdge[] = [
@@ -97,7 +106,7 @@ const edges: ConversionEdge[] = [
     lossy: false,
     cost: 3,
     skipWhen: (o) => wantsLossyCompression(o) || o.ocr === true,
-    options: Object.keys(OPTIONS).filter((n) => !MERGE_OPTIONS.includes(n)),
+    options: Object.keys(OPTIONS).filter((n) => n !== 'bookmarks'),
   },
 ];
 
@@ -205,7 +214,7 @@ async function prepare(
 
 /** Compression was all that was asked: a result no smaller than the input is worth nothing. */
 function onlyCompression(o: Options): boolean {
-  const { compress, ...others } = o;
+  const { compress, keep_active_content, ...others } = o;
   return compress !== undefined && Object.values(others).every((v) => v === undefined);
 }
 
@@ -265,11 +274,13 @@ async function mergePdfs(request: MergeRequest, ctx: StepContext): Promise<StepR
   );
   const pages = request.inputs.flatMap((i) => [i.path, '1-z']);
   const output = join(request.outDir, 'merged.pdf');
-  const bookmarks = request.options.bookmarks !== false;
-  const joined = bookmarks ? join(ctx.workDir, 'joined.pdf') : output;
+  const joined = join(ctx.workDir, 'joined.pdf');
   await run(['--empty', '--pages', ...pages, '--', ...writeArgs, joined], ctx);
+  // qpdf keeps every page's actions and links, a Launch among them: dropped unless asked to keep.
+  const clean = await withoutActiveContent(joined, request.options, ctx);
   ctx.progress(0.7);
-  if (bookmarks) await writeOutline(run, joined, output, inputs, ctx, writeArgs);
+  if (request.options.bookmarks !== false) await writeOutline(run, clean, output, inputs, ctx, writeArgs);
+  else await copyFile(clean, output);
   return { files: [output] };
 }
 
@@ -295,10 +306,11 @@ export default defineConverter({
         ? o.owner_password
         : crypto.randomUUID().replaceAll('-', '');
     await checkPages(qpdf, input, o, ctx);
-    const { source, rest, made } = await prepare(qpdf, input, o, ctx);
+    const clean = await withoutActiveContent(input, o, ctx);
+    const { source, rest, made } = await prepare(qpdf, clean, o, ctx);
     await runQpdf(qpdf, qpdfArguments(source, output, rest, made), ctx, qpdfSecrets(rest, ownerPassword));
     if (o.split) return { files: await splitParts(outDir) };
-    if (o.compress) await keepSmaller(input, output, ctx, onlyCompression(o));
+    if (o.compress) await keepSmaller(clean, output, ctx, onlyCompression(o));
     return { files: [output] };
   },
 });
