@@ -1,10 +1,10 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { textPdf } from '../converters/_image-samples.js';
 import {
+  downloadArtifact,
   filePart,
   get,
   type Json,
@@ -48,15 +48,7 @@ async function send(parts: Parameters<typeof post>[1]): Promise<Json> {
   return waitDone(server.url, res.json.request_id as string, 180_000);
 }
 
-async function download(id: string, name: string): Promise<string> {
-  const first = await request(`${server.url}/api/public/requests/${id}/artifacts/pdf`);
-  const location = String(first.headers.location);
-  await first.body.dump();
-  const file = await request(new URL(location, server.url).href);
-  const path = join(dir, name);
-  writeFileSync(path, Buffer.from(await file.body.arrayBuffer()));
-  return path;
-}
+const download = (id: string, name: string) => downloadArtifact(server.url, id, 'pdf', dir, name);
 
 async function timeline(id: string): Promise<string[]> {
   const res = await get(`${server.url}/api/public/requests/${id}/timeline`);
