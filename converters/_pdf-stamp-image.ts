@@ -5,6 +5,7 @@ import { z } from 'zod';
 import type { StepContext } from '../src/engine/contract.js';
 import { defineOption, num, OPERATION_ORDER, type OptionValues, oneOf } from '../src/engine/option-kit.js';
 import { FileconvError } from '../src/errors/index.js';
+import { decodeSvg, svgStampProblem } from './_svg-references.js';
 
 /**
  * A picture stamped on every page: a logo, a signature, a seal. It travels as the option
@@ -86,30 +87,12 @@ const PNG_MAGIC = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 function sniff(bytes: Buffer): StampType | undefined {
   if (bytes.subarray(0, 8).equals(PNG_MAGIC)) return 'png';
   if (bytes[0] === 0xff && bytes[1] === 0xd8 && bytes[2] === 0xff) return 'jpg';
-  const head = bytes.subarray(0, 4096).toString('utf8');
+  const decoded = decodeSvg(bytes.subarray(0, 4096));
+  const head = 'text' in decoded ? decoded.text : bytes.subarray(0, 4096).toString('utf8');
   // A DOCTYPE may hold an internal subset in brackets (refused later, with its reason).
   const prologue =
     /^\s*(<\?xml[^>]*\?>\s*)?(<!--[\s\S]*?-->\s*)*(<!DOCTYPE[^[>]*(\[[\s\S]*?\])?\s*>\s*)?(<!--[\s\S]*?-->\s*)*<svg[\s>]/i;
   if (prologue.test(head)) return 'svg';
-  return undefined;
-}
-
-/**
- * An SVG stamp draws only what it holds: no DOCTYPE (and so no entity, external or not), and no
- * reference to anything but its own elements (`#id`) or an embedded `data:` picture. librsvg,
- * which draws it confined, would load a neighbouring file or expand entities; refusing first says
- * why, where a silently missing piece would not.
- */
-function unsafeSvg(text: string): string | undefined {
-  if (/<!DOCTYPE|<!ENTITY/i.test(text))
-    return 'is an SVG with a DOCTYPE or entities; a stamp SVG must hold everything it draws';
-  const refs = [
-    ...text.matchAll(/\b(?:xlink:)?href\s*=\s*["']\s*([^"']*)["']/gi),
-    ...text.matchAll(/url\(\s*["']?\s*([^"')]*)/gi),
-    ...text.matchAll(/@import/gi),
-  ].map((m) => m[1] ?? '@import');
-  if (refs.some((r) => !r.startsWith('#') && !/^data:image\/(png|jpeg);base64,/i.test(r)))
-    return 'is an SVG that refers to something outside itself (a file, a URL or a stylesheet); a stamp SVG must hold everything it draws';
   return undefined;
 }
 
@@ -141,7 +124,7 @@ function pictureProblem(url: string): string | undefined {
   const type = sniff(bytes);
   if (type !== declared)
     return `was sent as ${declared.toUpperCase()} but its bytes are ${type ? type.toUpperCase() : 'no PNG, JPEG or SVG picture'}`;
-  if (type === 'svg') return unsafeSvg(bytes.toString('utf8'));
+  if (type === 'svg') return svgStampProblem(bytes);
   const size = rasterSize(type, bytes);
   if (!size || size[0] < 1 || size[1] < 1) return `is a damaged ${type.toUpperCase()}`;
   if (size[0] * size[1] > MAX_STAMP_PIXELS)

@@ -81,6 +81,22 @@ export interface PageSize {
   height: number;
 }
 
+/** The sizes of pages first to last, as pdfinfo reads them. */
+export async function pdfPageSizes(
+  input: string,
+  first: number,
+  last: number,
+  ctx: StepContext,
+): Promise<PageSize[]> {
+  const args = ['-f', String(first), '-l', String(last), input];
+  const { stdout } = await runProcess(popplerTool('pdfinfo'), args, ctx);
+  return [...stdout.matchAll(/^Page\s+(\d+) size:\s+([\d.]+) x ([\d.]+) pts/gm)].map((m) => ({
+    page: Number(m[1]),
+    width: Number(m[2]),
+    height: Number(m[3]),
+  }));
+}
+
 /** Refuses a rasterisation of too many pages, or of a page that would be too many pixels. */
 export function checkRasterLimits(pages: readonly number[], sizes: readonly PageSize[], dpi: number): void {
   if (pages.length > MAX_RASTER_PAGES) {

@@ -40,7 +40,8 @@ export default defineConverter({
     try {
       await runProcess(pandoc, args, ctx);
     } catch (e) {
-      if (e instanceof EngineProcessError) throw new FileconvError('CONVERT_FAILED', e.message, { cause: e });
+      if (e instanceof EngineProcessError)
+        throw new FileconvError('CONVERT_FAILED', 'pandoc could not format the code.', { cause: e });
       throw e;
     }
     ctx.progress(1);

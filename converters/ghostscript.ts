@@ -7,6 +7,7 @@ import {
   author,
   compress,
   dpi,
+  keepActiveContent,
   keywords,
   pages,
   quality,
@@ -26,6 +27,7 @@ import {
   pageFilesInOrder,
   selectPages,
 } from './_pdf.js';
+import { withoutActiveContent } from './_pdf-active.js';
 import { assertPdfA, docInfoPdfmark, pdfa, pdfaArgs, psString } from './_pdfa.js';
 
 const BINARY = ['gs'];
@@ -37,7 +39,14 @@ const RASTER = ['dpi', 'pages', 'quality'];
 const INFO = ['title', 'author', 'subject', 'keywords'];
 
 const edges: ConversionEdge[] = [
-  { from: 'pdf', to: 'pdfa', family: 'document', lossy: false, cost: 10, options: ['pages', ...INFO] },
+  {
+    from: 'pdf',
+    to: 'pdfa',
+    family: 'document',
+    lossy: false,
+    cost: 10,
+    options: ['pages', 'keep_active_content', ...INFO],
+  },
   // Lossy compression and PDF/A only: the operations that keep pictures as they are belong to qpdf.
   {
     from: 'pdf',
@@ -45,7 +54,7 @@ const edges: ConversionEdge[] = [
     family: 'document',
     lossy: true,
     cost: 10,
-    options: ['compress', 'pages', 'pdfa', ...INFO],
+    options: ['compress', 'pages', 'pdfa', 'keep_active_content', ...INFO],
     skipWhen: (o) => !wantsLossyCompression(o) && o.pdfa === undefined,
   },
   { from: 'ps', to: 'pdf', family: 'document', lossy: false, cost: 8, options: [] },
@@ -154,6 +163,7 @@ async function nonEmpty(file: string): Promise<boolean> {
 }
 
 const OPTIONS = {
+  keep_active_content: keepActiveContent,
   dpi,
   pages,
   quality,
@@ -176,11 +186,14 @@ export default defineConverter({
   concurrency: 2,
   timeoutMs: 300_000,
   probe: probeGs,
-  async run({ edge, input, outDir, options: given }, ctx) {
+  async run({ edge, input: given_input, outDir, options: given }, ctx) {
     const options = optionsFor(OPTIONS, given);
     const path = findBinary(BINARY);
     if (!path) throw new FileconvError('CONVERT_FAILED', 'gs (ghostscript) not found on PATH');
-    await assertHeader(input, edge.from);
+    await assertHeader(given_input, edge.from);
+    // Ghostscript keeps links' actions (a Launch among them): a PDF it rewrites loses them first.
+    const rewrites = edge.from === 'pdf' && (edge.to === 'pdf' || edge.to === 'pdfa');
+    const input = rewrites ? await withoutActiveContent(given_input, options, ctx) : given_input;
     // A name of our own for the input: ghostscript's --permit-file-read and PostScript strings
     // get a plain path, whatever the caller's file was called.
     const source = join(ctx.workDir, `input.${edge.from}`);

@@ -143,7 +143,7 @@ function classify(e: EngineProcessError, from: FormatId): FileconvError {
     });
   }
   if (TOO_LARGE.test(out)) {
-    return new FileconvError('CONVERT_FAILED', 'The image is over the size limits ImageMagick runs with.', {
+    return new FileconvError('INPUT_TOO_LARGE', 'The image is over the size limits ImageMagick runs with.', {
       cause: e,
     });
   }
@@ -152,7 +152,8 @@ function classify(e: EngineProcessError, from: FormatId): FileconvError {
       cause: e,
     });
   }
-  return new FileconvError('CONVERT_FAILED', e.message, { cause: e });
+  // What ImageMagick printed stays in the cause: its text is for us, not for the client.
+  return new FileconvError('CONVERT_FAILED', `ImageMagick could not convert the ${from} file.`, { cause: e });
 }
 
 const OPTIONS = {

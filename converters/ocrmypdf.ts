@@ -4,12 +4,14 @@ import sharp from 'sharp';
 import { type ConversionEdge, defineConverter } from '../src/engine/contract.js';
 import { bool, defineOption, OPERATION_ORDER } from '../src/engine/option-kit.js';
 import { optionsFor } from '../src/engine/options.js';
-import { lang, ocr } from '../src/engine/shared-options.js';
+import { keepActiveContent, lang, ocr } from '../src/engine/shared-options.js';
 import { FileconvError } from '../src/errors/index.js';
 import type { FormatId } from '../src/formats/index.js';
 import { EngineProcessError, findBinary, probeBinary, runProcess } from '../src/run/process.js';
 import { statedResolution } from './_image-resolution.js';
+import { checkOcrPixels } from './_ocr-limits.js';
 import { assertPdfHeader, MAX_RASTER_PAGES, pdfPageCount } from './_pdf.js';
+import { withoutActiveContent } from './_pdf-active.js';
 
 /**
  * OCRmyPDF: a scan becomes a searchable PDF, the page pictures kept as they are with Tesseract's
@@ -18,6 +20,7 @@ import { assertPdfHeader, MAX_RASTER_PAGES, pdfPageCount } from './_pdf.js';
  */
 
 const OPTIONS = {
+  keep_active_content: keepActiveContent,
   ocr,
   lang,
   deskew: defineOption(bool(), 'straighten pages scanned at a slant (re-encodes their pictures)', {
@@ -76,16 +79,19 @@ export default defineConverter({
     const o = optionsFor(OPTIONS, given);
     const binary = findBinary(['ocrmypdf']);
     if (!binary) throw new FileconvError('CONVERT_FAILED', 'ocrmypdf is not installed.');
+    let pages = 1;
     if (edge.from === 'pdf') {
       await assertPdfHeader(input);
       // Every page is drawn and read: a bound on pages is a bound on time, as for page images.
-      const pages = await pdfPageCount(input, ctx);
+      pages = await pdfPageCount(input, ctx);
       if (pages > MAX_RASTER_PAGES)
         throw new FileconvError(
           'OUTPUT_TOO_LARGE',
           `The PDF has ${pages} pages; at most ${MAX_RASTER_PAGES} are read with OCR in one conversion (split it first: the split option).`,
         );
     }
+    await checkOcrPixels(input, edge.from, pages, ctx);
+    const source = edge.from === 'pdf' ? await withoutActiveContent(input, o, ctx) : input;
     const output = join(outDir, 'output.pdf');
     const args = ['--skip-text', '--rotate-pages', '--output-type', 'pdf', '--optimize', '1', '--jobs', '1'];
     if (o.lang) args.push('-l', o.lang);
@@ -93,7 +99,8 @@ export default defineConverter({
     if (edge.from !== 'pdf') args.push(...(await imageDpi(input)));
     ctx.log(`reading the pages with OCR (${o.lang ?? 'eng'})`);
     try {
-      await runProcess(binary, [...args, '--', input, output], ctx, { limits: { addressSpaceBytes: null } });
+      // The default memory cap of every engine holds for OCRmyPDF and the Tesseract it starts.
+      await runProcess(binary, [...args, '--', source, output], ctx);
     } catch (e) {
       if (!(e instanceof EngineProcessError)) throw e;
       if (e.exitCode === EXIT_ENCRYPTED)

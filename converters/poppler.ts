@@ -9,9 +9,9 @@ import {
   assertPdfHeader,
   checkRasterLimits,
   DEFAULT_DPI,
-  type PageSize,
   pageFilesInOrder,
   pageRuns,
+  pdfPageSizes,
   selectPages,
 } from './_pdf.js';
 
@@ -55,15 +55,6 @@ async function pageCount(input: string, ctx: StepContext): Promise<number> {
   return pages;
 }
 
-async function pageSizes(input: string, first: number, last: number, ctx: StepContext): Promise<PageSize[]> {
-  const { stdout } = await poppler('pdfinfo', ['-f', String(first), '-l', String(last), input], ctx);
-  return [...stdout.matchAll(/^Page\s+(\d+) size:\s+([\d.]+) x ([\d.]+) pts/gm)].map((m) => ({
-    page: Number(m[1]),
-    width: Number(m[2]),
-    height: Number(m[3]),
-  }));
-}
-
 async function toText(input: string, pages: number[], output: string, ctx: StepContext): Promise<void> {
   // Reading order (no -layout): columns come out one after the other, which suits prose and
   // search better than a character grid. Pages end with a form feed.
@@ -99,7 +90,7 @@ async function toImages(
   outDir: string,
   ctx: StepContext,
 ): Promise<string[]> {
-  checkRasterLimits(pages, await pageSizes(input, pages[0]!, pages[pages.length - 1]!, ctx), dpi);
+  checkRasterLimits(pages, await pdfPageSizes(input, pages[0]!, pages[pages.length - 1]!, ctx), dpi);
   const format = to === 'png' ? ['-png'] : ['-jpeg', '-jpegopt', `quality=${quality ?? 85}`];
   let done = 0;
   const onLine = (line: string) => {

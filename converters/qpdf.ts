@@ -1,4 +1,4 @@
-import { readdir, rm, writeFile } from 'node:fs/promises';
+import { copyFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
   type ConversionEdge,
@@ -16,24 +16,33 @@ import {
   oneOfNumbers,
 } from '../src/engine/option-kit.js';
 import { optionsFor, pagesMade } from '../src/engine/options.js';
-import { compress, PASSWORD, pages, password, wantsLossyCompression } from '../src/engine/shared-options.js';
+import {
+  compress,
+  keepActiveContent,
+  PASSWORD,
+  pages,
+  password,
+  wantsLossyCompression,
+} from '../src/engine/shared-options.js';
 import { FileconvError } from '../src/errors/index.js';
 import { mapLimit } from '../src/run/concurrency.js';
 import { EngineProcessError, findBinary, probeBinary, runProcess } from '../src/run/process.js';
 import { keepSmaller } from './_compress.js';
 import { assertPdfHeader, isEncryptedPdf } from './_pdf.js';
+import { withoutActiveContent } from './_pdf-active.js';
 import { type MergedInput, readInput, writeOutline } from './_pdf-merge.js';
 import { METADATA_OPTIONS, metadataUpdate, wantsMetadata } from './_pdf-metadata.js';
 import { repairPdf } from './_pdf-repair.js';
 import { drawOverlay, STAMP_OPTIONS, wantsOverlay } from './_pdf-stamp.js';
+import { checkPagesExist, type QpdfSecrets, qpdfPageCount, runQpdf } from './_qpdf-run.js';
 
 /**
  * PDF operations that keep the format: pages kept or split into parts, watermarks, stamps and page
  * numbers, rotation, passwords set or removed, flattened forms, lossless compression, document
  * information and fast web view. One qpdf run does them all in the order readers expect (pages,
  * what is drawn over them, rotation, flattening, compression, metadata, linearising, encryption
- * last); what is drawn over the pages is drawn first, as an overlay PDF (_pdf-stamp.ts). Passwords reach qpdf in an argument file in the step's own folder, never on its command
- * line, where any user of the machine could read them.
+ * last); what is drawn over the pages is drawn first, as an overlay PDF (_pdf-stamp.ts). Arguments and
+ * passwords reach qpdf in files of the step's own folder (_qpdf-run.ts), never on its command line.
  */
 
 const SECRET = { secret: true };
@@ -80,13 +89,14 @@ const OPTIONS = {
     bool(),
     'merging several inputs: one bookmark per input, its own bookmarks under it (default true)',
   ),
+  keep_active_content: keepActiveContent,
   ...STAMP_OPTIONS,
   ...METADATA_OPTIONS,
 };
 type Options = OptionValues<typeof OPTIONS>;
 
 /** Options of the merge alone: a single PDF has no inputs to mark. */
-const MERGE_OPTIONS: readonly string[] = ['bookmarks'];
+const MERGE_OPTIONS: readonly string[] = ['bookmarks', 'keep_active_content'];
 
 // Lossy compression resamples pictures and OCR reads pages: Ghostscript's and OCRmyPDF's pdf-pdf steps.
 const edges: ConversionEdge[] = [
@@ -97,19 +107,12 @@ const edges: ConversionEdge[] = [
     lossy: false,
     cost: 3,
     skipWhen: (o) => wantsLossyCompression(o) || o.ocr === true,
-    options: Object.keys(OPTIONS).filter((n) => !MERGE_OPTIONS.includes(n)),
+    options: Object.keys(OPTIONS).filter((n) => n !== 'bookmarks'),
   },
 ];
 
 /** Parts one split may make: each is an artifact and a ZIP entry. */
 export const MAX_SPLIT_PARTS = 1_000;
-
-/** qpdf's exit code when it wrote the output but warned about damage it repaired. */
-const WARNINGS_EXIT = 3;
-
-function yn(allowed: boolean | undefined): string {
-  return allowed === false ? 'n' : 'y';
-}
 
 /** Files made before the run: the overlay drawn over the pages, the metadata update. */
 interface Prepared {
@@ -117,17 +120,22 @@ interface Prepared {
   metadata?: string;
 }
 
-/** The argument lines of one qpdf run, passwords included (they go to a file, not argv). */
-function qpdfArguments(
-  input: string,
-  output: string,
-  o: Options,
-  ownerPassword: string,
-  made: Prepared,
-): string[] {
-  const args: string[] = [];
-  if (o.password !== undefined) args.push(`--password=${o.password}`);
-  args.push(input);
+/** The passwords of one qpdf run: the one that opens the input, the ones that protect the output. */
+function qpdfSecrets(o: Options, ownerPassword: string): QpdfSecrets {
+  if (o.user_password === undefined) return { password: o.password };
+  const encrypt = {
+    user: o.user_password,
+    owner: ownerPassword,
+    print: o.allow_print !== false,
+    copy: o.allow_copy !== false,
+    modify: o.allow_modify !== false,
+  };
+  return { password: o.password, encrypt };
+}
+
+/** The argument lines of one qpdf run; the passwords go in its job JSON (qpdfSecrets). */
+function qpdfArguments(input: string, output: string, o: Options, made: Prepared): string[] {
+  const args: string[] = [input];
   if (o.pages) args.push('--pages', '.', o.pages.replaceAll(' ', ''), '--');
   if (made.overlay) args.push('--overlay', made.overlay, '--');
   if (made.metadata) args.push(`--update-from-json=${made.metadata}`);
@@ -139,51 +147,22 @@ function qpdfArguments(
   if (o.pages || o.split) args.push('--remove-unreferenced-resources=yes');
   if (o.linearize) args.push('--linearize');
   if (o.password !== undefined && o.user_password === undefined) args.push('--decrypt');
-  if (o.user_password !== undefined) {
-    args.push('--encrypt', o.user_password, ownerPassword, '256');
-    args.push(`--print=${o.allow_print === false ? 'none' : 'full'}`);
-    args.push(`--extract=${yn(o.allow_copy)}`, `--modify=${o.allow_modify === false ? 'none' : 'all'}`);
-    args.push(`--annotate=${yn(o.allow_modify)}`, '--');
-  }
   if (o.split) args.push(`--split-pages=${o.split}`);
   args.push(output);
   return args;
 }
 
-/** Exit code 2 or a password complaint: the file is damaged, or the password is missing or wrong. */
-function classify(e: EngineProcessError): FileconvError {
-  if (/invalid password|password.*(incorrect|required)/i.test(e.output)) {
-    return new FileconvError('ENCRYPTED_DOCUMENT', undefined, { cause: e });
-  }
-  return new FileconvError('MALFORMED_DOCUMENT', 'qpdf could not read the PDF.', { cause: e });
-}
-
-/** Runs qpdf with its arguments in a file of the step's own folder (passwords never in argv). */
-async function runQpdf(qpdf: string, args: readonly string[], ctx: StepContext): Promise<string> {
-  // One file per run: a merge reads several inputs at once in the same folder.
-  const argsFile = join(ctx.workDir, `qpdf-arguments-${crypto.randomUUID()}`);
-  await writeFile(argsFile, `${args.join('\n')}\n`, { mode: 0o600 });
-  try {
-    return (await runProcess(qpdf, [`@${argsFile}`], ctx)).stdout;
-  } catch (e) {
-    if (!(e instanceof EngineProcessError)) throw e;
-    if (e.exitCode !== WARNINGS_EXIT) throw classify(e);
-    ctx.log('the PDF was damaged: repaired by qpdf (its cross-references rebuilt) while writing it');
-    return e.stdout;
-  } finally {
-    await rm(argsFile, { force: true });
-  }
-}
-
 /**
- * Refuses a split into more parts than a request may hold, before any part is written. The parts
- * are counted as qpdf makes them: a page named twice is written twice (`1,1,1...` with split 1
- * made a part per mention, 3,001 from a one-page PDF, when distinct pages were counted).
+ * Refuses pages the document does not have and a split into more parts than a request may hold,
+ * before anything is written.
  */
-async function checkSplit(qpdf: string, input: string, o: Options, ctx: StepContext): Promise<void> {
+async function checkPages(qpdf: string, input: string, o: Options, ctx: StepContext): Promise<void> {
+  if (!o.split && !o.pages) return;
+  const count = await qpdfPageCount(qpdf, input, ctx, o.password);
+  checkPagesExist(o.pages, count);
   if (!o.split) return;
-  const open = o.password === undefined ? [] : [`--password=${o.password}`];
-  const count = Number((await runQpdf(qpdf, [...open, '--show-npages', input], ctx)).trim());
+    // Parts are counted as qpdf makes them: a page named twice is written twice (`1,1,1...` with
+  // split 1 made a part per mention, 3,001 from a one-page PDF, when distinct pages were counted).
   const pagesKept = pagesMade(o.pages, count);
   const parts = Math.ceil(pagesKept / o.split);
   if (parts > MAX_SPLIT_PARTS) {
@@ -211,19 +190,19 @@ async function prepare(
   if (wantsOverlay(o) && (o.pages || o.password !== undefined)) {
     source = join(ctx.workDir, 'pages.pdf');
     const { pages, password, ...others } = o;
-    await runQpdf(qpdf, qpdfArguments(input, source, { pages, password }, '', {}), ctx);
+    await runQpdf(qpdf, qpdfArguments(input, source, { pages, password }, {}), ctx, { password });
     rest = others;
   }
   if (wantsOverlay(rest)) made.overlay = await drawOverlay(source, rest, ctx);
   if (wantsMetadata(rest)) {
-    const open = rest.password === undefined ? [] : [`--password=${rest.password}`];
     made.metadata = await metadataUpdate(
       rest,
       async (ids) => {
         const out = await runQpdf(
           qpdf,
-          [...open, '--json=2', '--json-key=qpdf', ...ids.map((id) => `--json-object=${id}`), source],
+          ['--json=2', '--json-key=qpdf', ...ids.map((id) => `--json-object=${id}`), source],
           ctx,
+          { password: rest.password },
         );
         const json = JSON.parse(out) as {
           qpdf: [Record<string, unknown>, Record<string, { value?: unknown }>];
@@ -238,7 +217,7 @@ async function prepare(
 
 /** Compression was all that was asked: a result no smaller than the input is worth nothing. */
 function onlyCompression(o: Options): boolean {
-  const { compress, ...others } = o;
+  const { compress, keep_active_content, ...others } = o;
   return compress !== undefined && Object.values(others).every((v) => v === undefined);
 }
 
@@ -266,7 +245,7 @@ async function checkMergeInput(path: string, ctx: StepContext): Promise<void> {
   const qpdf = qpdfBinary();
   await assertPdfHeader(path);
   await refuseLocked(qpdf, path, ctx);
-  const pages = Number((await runQpdf(qpdf, ['--show-npages', path], ctx)).trim());
+  const pages = await qpdfPageCount(qpdf, path, ctx);
   if (!(pages > 0)) throw new FileconvError('MALFORMED_DOCUMENT', 'The PDF has no pages.');
 }
 
@@ -310,11 +289,13 @@ async function mergePdfs(request: MergeRequest, ctx: StepContext): Promise<StepR
   );
   const pages = request.inputs.flatMap((i) => [i.path, '1-z']);
   const output = join(request.outDir, 'merged.pdf');
-  const bookmarks = request.options.bookmarks !== false;
-  const joined = bookmarks ? join(ctx.workDir, 'joined.pdf') : output;
+  const joined = join(ctx.workDir, 'joined.pdf');
   await run(['--empty', '--pages', ...pages, '--', ...writeArgs, joined], ctx);
+  // qpdf keeps every page's actions and links, a Launch among them: dropped unless asked to keep.
+  const clean = await withoutActiveContent(joined, request.options, ctx);
   ctx.progress(0.7);
-  if (bookmarks) await writeOutline(run, joined, output, inputs, ctx, writeArgs);
+  if (request.options.bookmarks !== false) await writeOutline(run, clean, output, inputs, ctx, writeArgs);
+  else await copyFile(clean, output);
   return { files: [output] };
 }
 
@@ -341,11 +322,12 @@ export default defineConverter({
       o.owner_password && o.owner_password !== o.user_password
         ? o.owner_password
         : crypto.randomUUID().replaceAll('-', '');
-    await checkSplit(qpdf, input, o, ctx);
-    const { source, rest, made } = await prepare(qpdf, input, o, ctx);
-    await runQpdf(qpdf, qpdfArguments(source, output, rest, ownerPassword, made), ctx);
+    await checkPages(qpdf, input, o, ctx);
+    const clean = await withoutActiveContent(input, o, ctx);
+    const { source, rest, made } = await prepare(qpdf, clean, o, ctx);
+    await runQpdf(qpdf, qpdfArguments(source, output, rest, made), ctx, qpdfSecrets(rest, ownerPassword));
     if (o.split) return { files: await splitParts(outDir) };
-    if (o.compress) await keepSmaller(input, output, ctx, onlyCompression(o));
+    if (o.compress) await keepSmaller(clean, output, ctx, onlyCompression(o));
     return { files: [output] };
   },
 });

@@ -74,7 +74,7 @@ function classify(e: EngineProcessError): FileconvError {
       cause: e,
     });
   }
-  return new FileconvError('CONVERT_FAILED', e.message, { cause: e });
+  return new FileconvError('CONVERT_FAILED', 'rsvg-convert could not draw the SVG.', { cause: e });
 }
 
 const OPTIONS = {

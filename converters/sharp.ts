@@ -142,7 +142,7 @@ function checkPixelLimit(meta: Metadata): void {
   const h = meta.pageHeight ?? meta.height ?? 0;
   if (w * h > MAX_INPUT_PIXELS) {
     throw new FileconvError(
-      'CONVERT_FAILED',
+      'INPUT_TOO_LARGE',
       `The image is ${w} x ${h} pixels (${Math.round((w * h) / 1e6)} megapixels), over the limit of ${MAX_INPUT_PIXELS / 1e6} megapixels.`,
     );
   }

@@ -12,7 +12,8 @@ import { dpi, lang, ocr, pages } from '../src/engine/shared-options.js';
 import { FileconvError } from '../src/errors/index.js';
 import type { FormatId } from '../src/formats/index.js';
 import { EngineProcessError, findBinary, probeBinary, runProcess } from '../src/run/process.js';
-import { pdfPageCount, popplerTool } from './_pdf.js';
+import { checkImagePixels } from './_ocr-limits.js';
+import { checkRasterLimits, pdfPageCount, pdfPageSizes, popplerTool } from './_pdf.js';
 
 // Not bmp: this leptonica refuses BMPs with bitfields (what most tools write for 32-bit), so a bmp
 // goes through a png conversion first.
@@ -134,9 +135,11 @@ async function ocrPdfToText(
         `OCR is limited to ${MAX_OCR_PAGES} pages; select fewer with pages.`,
       );
     }
+    const dpi = options.dpi ?? DEFAULT_PDF_DPI;
+    checkRasterLimits(pages, await pdfPageSizes(input, pages[0]!, pages.at(-1)!, ctx), dpi);
     const texts: string[] = [];
     for (const [i, page] of pages.entries()) {
-      const png = await rasterisePage(input, page, options.dpi ?? DEFAULT_PDF_DPI, ctx);
+      const png = await rasterisePage(input, page, dpi, ctx);
       const { stdout } = await runProcess(tesseract, [png, '-', '-l', lang], ctx);
       texts.push(stdout);
       await rm(png, { force: true });
@@ -176,6 +179,7 @@ export default defineConverter({
       await writeFile(output, await ocrPdfToText(tesseract, input, lang, options, ctx));
       return { files: [output] };
     }
+    await checkImagePixels(input);
     const base = join(outDir, 'output');
     const dpi = options.dpi ? ['--dpi', String(options.dpi)] : [];
     try {

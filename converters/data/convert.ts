@@ -2,6 +2,7 @@ import { readFile, rm, stat } from 'node:fs/promises';
 import yauzl from 'yauzl';
 import { FileconvError } from '../../src/errors/index.js';
 import { inMemoryChecks } from '../../src/fidelity/in-memory.js';
+import { checkNesting, withinNesting } from './nesting.js';
 import { decodeText, parseText } from './parse.js';
 import { serializeData, writeData } from './serialize.js';
 import type { DataBytesTask, DataTask } from './tasks.js';
@@ -89,9 +90,11 @@ export async function convertData({
     note = `sheet ${chosen.position} of ${chosen.of}, "${chosen.name}" (${why})`;
     value = records;
   } else {
-    value = parseText(from, decodeText(await readFile(input), from.toUpperCase()));
+    const text = decodeText(await readFile(input), from.toUpperCase());
+    value = withinNesting(() => parseText(from, text));
+    checkNesting(value);
   }
-  await writeData(to, value, output, maxOutputBytes, columns);
+  await withinNesting(() => writeData(to, value, output, maxOutputBytes, columns));
   return { note };
 }
 
@@ -107,8 +110,10 @@ export function convertDataBytes({ from, to, input, maxOutputBytes, checksMaxByt
     );
   }
   const bytes = Buffer.from(input.buffer, input.byteOffset, input.byteLength);
-  const value = parseText(from, decodeText(bytes, from.toUpperCase()));
-  const output = Buffer.from(serializeData(to, value, maxOutputBytes));
+  const text = decodeText(bytes, from.toUpperCase());
+  const value = withinNesting(() => parseText(from, text));
+  checkNesting(value);
+  const output = Buffer.from(withinNesting(() => serializeData(to, value, maxOutputBytes)));
   const checks = output.byteLength <= checksMaxBytes ? inMemoryChecks(from, to, input, output) : undefined;
   return { output, checks };
 }

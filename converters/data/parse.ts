@@ -5,6 +5,7 @@ import { parse as parseYaml } from 'yaml';
 import { decodeSource } from '../../src/detect/text/encoding.js';
 import { FileconvError } from '../../src/errors/index.js';
 import type { FormatId } from '../../src/formats/index.js';
+import { overflowed } from './nesting.js';
 import { type DataRecord, typedCell } from './shape.js';
 
 /** A YAML document may reuse anchors a little; past this it is an expansion bomb. */
@@ -203,6 +204,7 @@ export function parseText(format: FormatId, text: string): unknown {
     if (format === 'yaml') return parseYaml(text, { maxAliasCount: YAML_MAX_ALIASES, prettyErrors: false });
     if (format === 'toml') return parseToml(text);
   } catch (e) {
+    if (overflowed(e)) throw e; // nested too deep: withinNesting (nesting.ts) says so
     if (/alias count/i.test(firstLine(e))) {
       throw new FileconvError('CONVERT_FAILED', 'The YAML expands too many aliases and was refused.', {
         cause: e,

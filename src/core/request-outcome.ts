@@ -55,7 +55,7 @@ export type RunOutcome = 'succeeded' | 'failed' | 'requeued' | 'dropped';
 /** The timeline's word when a run stopped from outside puts its conversion back in the queue. */
 export const REQUEUED_MESSAGE = 'The worker stopped during the conversion; it will run again.';
 
-/** The error a failed conversion's request shows: a detail code with its fixed message, else CONVERT_FAILED. */
+/** The error a failed conversion's request shows: a detail code with its fixed message, INVALID_REQUEST, else CONVERT_FAILED. */
 export function requestError(e: unknown): StoredError {
   if (isFileconvError(e)) {
     // A merge's input that failed is named (run/merge.ts puts "Input 2 (b.pdf): " before the message).
@@ -63,7 +63,9 @@ export function requestError(e: unknown): StoredError {
       typeof e.extra.input === 'number' ? /^Input \d+ \([^)]*\): /.exec(e.message)?.[0] : undefined;
     if ((CONVERSION_DETAIL_CODES as readonly string[]).includes(e.code))
       return { code: e.code, message: `${input ?? ''}${messageFor(e.code)}` };
-    if (e.code === 'CONVERT_FAILED') return { code: 'CONVERT_FAILED', message: e.message };
+    // An engine that found the request wrong (pages the document lacks) says so with the request's code.
+    if (e.code === 'CONVERT_FAILED' || e.code === 'INVALID_REQUEST')
+      return { code: e.code, message: e.message };
   }
   return { code: 'CONVERT_FAILED', message: messageFor('CONVERT_FAILED') };
 }

@@ -23,6 +23,8 @@ export interface OptionSpec<S extends z.ZodType = z.ZodType> {
    * first (OPERATION_ORDER); options without one (pages, password) go to the first step.
    */
   order?: number;
+  /** Given to every step of a chain whose engine honours it, not to one (keep_active_content). */
+  everyStep?: boolean;
 }
 
 /**
@@ -52,7 +54,7 @@ export type OptionValues<T extends OptionSpecs> = { readonly [K in keyof T]?: z.
 export function defineOption<S extends z.ZodType>(
   schema: S,
   description: string,
-  traits: Pick<OptionSpec, 'secret' | 'splits' | 'excludes' | 'order'> = {},
+  traits: Pick<OptionSpec, 'secret' | 'splits' | 'excludes' | 'order' | 'everyStep'> = {},
 ): OptionSpec<S> {
   return { schema, description, ...traits };
 }

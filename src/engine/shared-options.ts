@@ -78,3 +78,10 @@ export const strip_metadata = defineOption(
   'remove metadata: the document information, XMP and earlier revisions of a PDF; EXIF, GPS and XMP of an image',
   METADATA,
 );
+
+/** Rewritten PDFs lose what runs when they are opened, unless this says to keep it (_pdf-active.ts). */
+export const keepActiveContent = defineOption(
+  bool(),
+  'keep JavaScript, OpenAction, Launch and other actions that run by themselves in a rewritten PDF (default: dropped, and the timeline says what)',
+  { everyStep: true },
+);

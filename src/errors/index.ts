@@ -12,6 +12,8 @@ export const ERROR_CODES = {
   MALFORMED_DOCUMENT: 'No engine could read the file; it is damaged or not what its type says.',
   OUTPUT_TOO_LARGE:
     'The result would be larger than this server allows (too many pages, frames, pixels or bytes); nothing was kept. Convert a part of it (the pages, start or duration options) or at a lower dpi.',
+  INPUT_TOO_LARGE:
+    'The file claims more than this server reads (an image of too many pixels, pages too large to read, data nested too deeply); nothing was converted. Send a smaller or simpler file.',
   CONVERT_FAILED: 'The conversion failed.',
   // intake and request
   INTAKE_FAILED: 'The upload failed.',
@@ -47,6 +49,7 @@ export const CONVERSION_DETAIL_CODES = [
   'ENCRYPTED_DOCUMENT',
   'MALFORMED_DOCUMENT',
   'OUTPUT_TOO_LARGE',
+  'INPUT_TOO_LARGE',
 ] as const;
 
 export class FileconvError extends Error {
@@ -83,6 +86,7 @@ export const HTTP_STATUS: Record<ErrorCode, number> = {
   ENCRYPTED_DOCUMENT: 502,
   MALFORMED_DOCUMENT: 502,
   OUTPUT_TOO_LARGE: 502,
+  INPUT_TOO_LARGE: 502,
   CONVERT_FAILED: 502,
   INTAKE_FAILED: 422,
   INVALID_REQUEST: 400,

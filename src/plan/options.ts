@@ -80,7 +80,10 @@ function chainOfOperations(
   specs: ReadonlyMap<string, OptionSpec>,
 ): Plan | undefined {
   const order = (n: string) => specs.get(n)?.order ?? 0;
-  const names = Object.keys(options).sort((a, b) => order(a) - order(b));
+  const every = Object.keys(options).filter((n) => specs.get(n)?.everyStep);
+  const names = Object.keys(options)
+    .filter((n) => !every.includes(n))
+    .sort((a, b) => order(a) - order(b));
   const steps: Plan['steps'][number][] = [];
   let lossy = false;
   let cost = 0;
@@ -91,7 +94,7 @@ function chainOfOperations(
       const step = planConversion(plan.from, plan.from, engines, pickOptions(options, run));
       const first = step?.steps[0];
       if (!step || !first || !run.every((n) => first.options.includes(n))) continue;
-      steps.push({ ...first, options: run });
+      steps.push({ ...first, options: [...run, ...every.filter((n) => first.options.includes(n))] });
       lossy ||= step.lossy;
       cost += step.cost;
       i = j;
@@ -100,7 +103,7 @@ function chainOfOperations(
     if (!found) return undefined;
   }
   if (steps.length < 2) return undefined;
-  return { ...plan, lossy, cost, steps, options: [...names].sort() };
+  return { ...plan, lossy, cost, steps, options: [...names, ...every].sort() };
 }
 
 /** Refuses options that no step of the plan honours, naming the conversion and its route. */

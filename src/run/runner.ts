@@ -20,7 +20,7 @@ import type { Plan, PlannedStep } from '../plan/types.js';
 import { attachChecks } from './checks.js';
 import { engineSemaphore } from './concurrency.js';
 import { handToEngine, takeFromEngine } from './confine.js';
-import { scrubPaths, stepFailure } from './failure.js';
+import { failureText, scrubPaths, stepFailure } from './failure.js';
 import { decodeCopyAtTheDoor } from './text-door.js';
 import { isMalformed, type RepairEnv, repairInput } from './repair.js';
 import type { ConversionJob, ConversionOutputFile, ConversionResult, RunEvent } from './types.js';
@@ -216,8 +216,7 @@ async function runStep(step: PlannedStep, input: string, dir: string, env: StepE
     } catch (error) {
       if (env.signal.aborted) throw cancelled();
       errors.push({ engine: name, error });
-      const message = error instanceof Error ? error.message : String(error);
-      env.emit('engine-failed', `${name} failed: ${scrubPaths(message)}`);
+      env.emit('engine-failed', `${name} failed: ${failureText(error)}`);
       const next = engines[n + 1];
       if (next) env.emit('fallback', `trying ${next.name} for ${step.from} to ${step.to}`);
     } finally {

@@ -93,6 +93,12 @@ export function explain(error: ApiErrorBody, status = 0): Explanation {
         what: 'This file expands into more data (pages, frames or bytes) than this server keeps for one conversion.',
         todo: 'Convert a smaller part of it (fewer pages, a shorter clip), or pick a more compact target format.',
       };
+    case 'INPUT_TOO_LARGE':
+      return {
+        title: 'This file is too large to read',
+        what: 'It claims more than this server reads: an image of too many pixels, pages too large, or data nested too deeply.',
+        todo: 'Send a smaller image, fewer or smaller pages, or flatter data.',
+      };
     case 'CONVERT_FAILED':
       return {
         title: 'The conversion failed',

@@ -108,9 +108,9 @@ describe('sharp converter', () => {
 
   it('refuses a pixel flood before decoding it', async () => {
     const flood = pixelFloodPng(join(tempDir(), 'flood.png'));
-    const e = await expectCode(runStep(converter, 'png', 'jpg', flood), 'CONVERT_FAILED');
+    const e = await expectCode(runStep(converter, 'png', 'jpg', flood), 'INPUT_TOO_LARGE');
     expect(e.message).toMatch(/100000 x 100000 pixels.*over the limit of 50 megapixels/);
-    await expectCode(runStep(converter, 'png', 'pdf', flood), 'CONVERT_FAILED');
+    await expectCode(runStep(converter, 'png', 'pdf', flood), 'INPUT_TOO_LARGE');
   });
 
   it('reports a file that is not an image as malformed', async () => {

@@ -40,7 +40,7 @@ export const imageCases: HostileCase[] = [
     to: 'png',
     engine: 'imagemagick',
     make: () => bmpBomb(100_000, 100_000),
-    allowed: { codes: ['MALFORMED_DOCUMENT', 'CONVERT_FAILED'] },
+    allowed: { codes: ['MALFORMED_DOCUMENT', 'CONVERT_FAILED', 'INPUT_TOO_LARGE'] },
   },
   {
     name: 'imagemagick: pixel-flood PNG',
@@ -49,7 +49,7 @@ export const imageCases: HostileCase[] = [
     to: 'bmp',
     engine: 'imagemagick',
     make: () => pngBomb(200_000, 200_000),
-    allowed: { codes: ['MALFORMED_DOCUMENT', 'CONVERT_FAILED'] },
+    allowed: { codes: ['MALFORMED_DOCUMENT', 'CONVERT_FAILED', 'INPUT_TOO_LARGE'] },
   },
   {
     name: 'imagemagick: pixel-flood GIF',
@@ -58,7 +58,7 @@ export const imageCases: HostileCase[] = [
     to: 'bmp',
     engine: 'imagemagick',
     make: () => gifBomb(65_535, 65_535),
-    allowed: { codes: ['MALFORMED_DOCUMENT', 'CONVERT_FAILED'] },
+    allowed: { codes: ['MALFORMED_DOCUMENT', 'CONVERT_FAILED', 'INPUT_TOO_LARGE'] },
   },
   {
     name: 'imagemagick: truncated PSD',
@@ -76,7 +76,7 @@ export const imageCases: HostileCase[] = [
     to: 'jpg',
     engine: 'sharp',
     make: () => pngBomb(100_000, 100_000),
-    allowed: { codes: ['MALFORMED_DOCUMENT', 'CONVERT_FAILED'] },
+    allowed: { codes: ['MALFORMED_DOCUMENT', 'CONVERT_FAILED', 'INPUT_TOO_LARGE'] },
   },
   {
     name: 'sharp: PNG decompression bomb (real rows)',
@@ -85,7 +85,7 @@ export const imageCases: HostileCase[] = [
     to: 'webp',
     engine: 'sharp',
     make: () => pngBomb(20_000, 20_000, true),
-    allowed: { codes: ['MALFORMED_DOCUMENT', 'CONVERT_FAILED'] },
+    allowed: { codes: ['MALFORMED_DOCUMENT', 'CONVERT_FAILED', 'INPUT_TOO_LARGE'] },
   },
   {
     name: 'sharp: JPEG dimension bomb',
@@ -94,7 +94,7 @@ export const imageCases: HostileCase[] = [
     to: 'png',
     engine: 'sharp',
     make: () => jpegBomb(65_500, 65_500),
-    allowed: { codes: ['MALFORMED_DOCUMENT', 'CONVERT_FAILED'] },
+    allowed: { codes: ['MALFORMED_DOCUMENT', 'CONVERT_FAILED', 'INPUT_TOO_LARGE'] },
   },
   {
     name: 'sharp: WebP dimension bomb',
@@ -103,7 +103,7 @@ export const imageCases: HostileCase[] = [
     to: 'png',
     engine: 'sharp',
     make: () => webpBomb(16_384, 16_384),
-    allowed: { codes: ['MALFORMED_DOCUMENT', 'CONVERT_FAILED'] },
+    allowed: { codes: ['MALFORMED_DOCUMENT', 'CONVERT_FAILED', 'INPUT_TOO_LARGE'] },
   },
   {
     name: 'sharp: GIF dimension bomb',
@@ -112,7 +112,7 @@ export const imageCases: HostileCase[] = [
     to: 'png',
     engine: 'sharp',
     make: () => gifBomb(65_535, 65_535),
-    allowed: { codes: ['MALFORMED_DOCUMENT', 'CONVERT_FAILED'] },
+    allowed: { codes: ['MALFORMED_DOCUMENT', 'CONVERT_FAILED', 'INPUT_TOO_LARGE'] },
   },
   {
     name: 'sharp: truncated PNG',

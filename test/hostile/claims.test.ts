@@ -72,7 +72,9 @@ describe('resource claims through the server', () => {
         continue;
       }
       expect(done.status, name).toBe('failed');
-      expect(['MALFORMED_DOCUMENT', 'CONVERT_FAILED', 'OUTPUT_TOO_LARGE'], name).toContain(done.error.code);
+      expect(['MALFORMED_DOCUMENT', 'CONVERT_FAILED', 'OUTPUT_TOO_LARGE', 'INPUT_TOO_LARGE'], name).toContain(
+        done.error.code,
+      );
       expect(done.error.message.length, name).toBeGreaterThan(10);
     }
     expect(health.length).toBeGreaterThan(0);

@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
@@ -310,4 +310,21 @@ export function jsonLineSink(lines: Json[]): Writable {
       done();
     },
   });
+}
+
+/** Downloads a request's artifact through its 302 to `dir/file`, returning the path. */
+export async function downloadArtifact(
+  base: string,
+  id: string,
+  artifact: string,
+  dir: string,
+  file = `${id}.${artifact}`,
+): Promise<string> {
+  const first = await request(`${base}/api/public/requests/${id}/artifacts/${artifact}`);
+  const location = String(first.headers.location);
+  await first.body.dump();
+  const body = await request(new URL(location, base).href);
+  const path = join(dir, file);
+  writeFileSync(path, Buffer.from(await body.body.arrayBuffer()));
+  return path;
 }

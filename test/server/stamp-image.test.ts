@@ -1,10 +1,10 @@
 import { execFileSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { gradientPng, textPdf } from '../converters/_image-samples.js';
 import {
+  downloadArtifact,
   filePart,
   type Json,
   metaPart,
@@ -43,15 +43,7 @@ async function send(parts: Parameters<typeof post>[1]): Promise<Json> {
   return waitDone(server.url, res.json.request_id as string);
 }
 
-async function download(id: string): Promise<string> {
-  const first = await request(`${server.url}/api/public/requests/${id}/artifacts/pdf`);
-  const location = String(first.headers.location);
-  await first.body.dump();
-  const file = await request(new URL(location, server.url).href);
-  const path = join(dir, `${id}.pdf`);
-  writeFileSync(path, Buffer.from(await file.body.arrayBuffer()));
-  return path;
-}
+const download = (id: string) => downloadArtifact(server.url, id, 'pdf', dir);
 
 describe('POST /api/public/convert with a "stamp" part', () => {
   it('stamps the picture on every page, placed by the options', { timeout: 60_000 }, async () => {
