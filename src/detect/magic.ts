@@ -40,7 +40,11 @@ export async function detectMagic(
   if (!result) return tiffHeader(src.head);
   const id = FILE_TYPE_IDS[result.ext] ?? result.ext;
   if (LEFT_TO_TEXT.has(id)) return undefined;
-  if (MPEG_AUDIO.has(result.ext) && !src.head.subarray(0, 3).equals(ID3) && !framesAtStart(src.head, src.complete))
+  if (
+    MPEG_AUDIO.has(result.ext) &&
+    !src.head.subarray(0, 3).equals(ID3) &&
+    !framesAtStart(src.head, src.complete)
+  )
     return { id: 'bin', confidence: CONFIDENCE.FOREIGN };
   if (id === 'mobi')
     return { id: mobiVersion(src.head) === 8 ? 'azw3' : 'mobi', confidence: CONFIDENCE.SIGNATURE };

@@ -23,14 +23,22 @@ const CHECKS: Check[] = [
   (h) => (at(h, 0, 'DDS ') && h.length >= 128 && h.readUInt32LE(4) === 124 ? 'dds' : undefined),
   (h) => (bytes(h, 0, 0x76, 0x2f, 0x31, 0x01) ? 'exr' : undefined),
   (h) => (at(h, 0, '#?RADIANCE\n') || at(h, 0, '#?RGBE\n') ? 'hdr' : undefined),
-  (h) => (at(h, 0, 'SIMPLE  =') && /^SIMPLE {2}= {20}T/.test(h.toString('latin1', 0, 30)) ? 'fits' : undefined),
+  (h) =>
+    at(h, 0, 'SIMPLE  =') && /^SIMPLE {2}= {20}T/.test(h.toString('latin1', 0, 30)) ? 'fits' : undefined,
   // KTX 1 and KTX 2 share their identifier but for the version digits.
-  (h) => (bytes(h, 0, 0xab, 0x4b, 0x54, 0x58, 0x20) && /^(11|20)\xbb\r\n\x1a\n/.test(h.toString('latin1', 5, 12)) ? 'ktx' : undefined),
+  (h) =>
+    bytes(h, 0, 0xab, 0x4b, 0x54, 0x58, 0x20) && /^(11|20)\xbb\r\n\x1a\n/.test(h.toString('latin1', 5, 12))
+      ? 'ktx'
+      : undefined,
   (h) => (bytes(h, 0, 0x01, 0xda) && h[2]! <= 1 && (h[3] === 1 || h[3] === 2) ? 'sgi' : undefined),
   // Enhanced metafile: an EMR_HEADER record whose signature is " EMF".
   (h) => (bytes(h, 0, 1, 0, 0, 0) && at(h, 40, ' EMF') ? 'emf' : undefined),
   // Windows metafile: the Aldus placeable header, or a bare METAHEADER (memory or disk, 9 words).
-  (h) => (bytes(h, 0, 0xd7, 0xcd, 0xc6, 0x9a) || /^[\x01\x02]\x00\x09\x00\x00[\x01\x03]/.test(h.toString('latin1', 0, 6)) ? 'wmf' : undefined),
+  (h) =>
+    bytes(h, 0, 0xd7, 0xcd, 0xc6, 0x9a) ||
+    /^[\x01\x02]\x00\x09\x00\x00[\x01\x03]/.test(h.toString('latin1', 0, 6))
+      ? 'wmf'
+      : undefined,
   netpbm,
   xbm,
   pcx,
@@ -42,7 +50,13 @@ const CHECKS: Check[] = [
   (h) => (at(h, 0, 'FRM8') && at(h, 12, 'DSD ') ? 'dsf' : undefined),
   dts,
   (h) => (at(h, 0, 'ADIF') ? 'aac' : undefined),
-  (h) => (at(h, 1080, 'M.K.') || at(h, 1080, 'M!K!') || at(h, 1080, 'FLT4') || /^[2-9]CHN|^1\dCH|^\dCHN/.test(h.toString('latin1', 1080, 1084)) ? 'mod' : undefined),
+  (h) =>
+    at(h, 1080, 'M.K.') ||
+    at(h, 1080, 'M!K!') ||
+    at(h, 1080, 'FLT4') ||
+    /^[2-9]CHN|^1\dCH|^\dCHN/.test(h.toString('latin1', 1080, 1084))
+      ? 'mod'
+      : undefined,
   // Video
   (h) => (at(h, 0, 'YUV4MPEG2 ') ? 'y4m' : undefined),
   dv,
@@ -51,7 +65,8 @@ const CHECKS: Check[] = [
 export function matchMediaSignature(head: Buffer): Finding | undefined {
   for (const check of CHECKS) {
     const id = check(head);
-    if (id) return { id, confidence: id === 'tga' || id === 'pcx' ? CONFIDENCE.HEURISTIC : CONFIDENCE.SIGNATURE };
+    if (id)
+      return { id, confidence: id === 'tga' || id === 'pcx' ? CONFIDENCE.HEURISTIC : CONFIDENCE.SIGNATURE };
   }
   return undefined;
 }
@@ -59,7 +74,10 @@ export function matchMediaSignature(head: Buffer): Finding | undefined {
 /** P1-P7, then whitespace and a width (P7, PAM, has a WIDTH line instead). */
 function netpbm(h: Buffer): string | undefined {
   const s = h.toString('latin1', 0, 32);
-  if (/^P[1-6]\s+(#[^\n]*\n\s*)*\d+\s+\d+\s/.test(s) || /^P7\s*\n(#[^\n]*\n)*(WIDTH|HEIGHT|DEPTH|MAXVAL|TUPLTYPE)\s/.test(s))
+  if (
+    /^P[1-6]\s+(#[^\n]*\n\s*)*\d+\s+\d+\s/.test(s) ||
+    /^P7\s*\n(#[^\n]*\n)*(WIDTH|HEIGHT|DEPTH|MAXVAL|TUPLTYPE)\s/.test(s)
+  )
     return 'pnm';
   return undefined;
 }
@@ -67,7 +85,8 @@ function netpbm(h: Buffer): string | undefined {
 /** An X bitmap is C source: width and height defines, then the `_bits[]` array. */
 function xbm(h: Buffer): string | undefined {
   const s = h.toString('latin1', 0, 512);
-  return /^#define\s+\w*width\s+\d+\s*\n#define\s+\w*height\s+\d+/.test(s) && /static\s+(unsigned\s+)?char\s+\w*bits\s*\[\]/.test(s)
+  return /^#define\s+\w*width\s+\d+\s*\n#define\s+\w*height\s+\d+/.test(s) &&
+    /static\s+(unsigned\s+)?char\s+\w*bits\s*\[\]/.test(s)
     ? 'xbm'
     : undefined;
 }
@@ -87,10 +106,12 @@ function pcx(h: Buffer): string | undefined {
 function tga(h: Buffer): string | undefined {
   if (h.length < 18) return undefined;
   const [cmapType, type, cmapDepth, depth, descriptor] = [h[1]!, h[2]!, h[7]!, h[16]!, h[17]!];
-  if (cmapType > 1 || ![1, 2, 3, 9, 10, 11].includes(type) || ![8, 15, 16, 24, 32].includes(depth)) return undefined;
+  if (cmapType > 1 || ![1, 2, 3, 9, 10, 11].includes(type) || ![8, 15, 16, 24, 32].includes(depth))
+    return undefined;
   const mapped = type === 1 || type === 9;
   if (mapped !== (cmapType === 1)) return undefined;
-  if (mapped ? ![15, 16, 24, 32].includes(cmapDepth) : h.readUInt16LE(5) !== 0 || cmapDepth !== 0) return undefined;
+  if (mapped ? ![15, 16, 24, 32].includes(cmapDepth) : h.readUInt16LE(5) !== 0 || cmapDepth !== 0)
+    return undefined;
   // Bits 6-7 of the descriptor are reserved (interleaving, never written today).
   if (descriptor & 0xc0 || h.readUInt16LE(12) === 0 || h.readUInt16LE(14) === 0) return undefined;
   return 'tga';

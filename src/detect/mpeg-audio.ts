@@ -22,7 +22,11 @@ const BITRATES = {
   ],
 };
 /** Hz by version bits (0: MPEG 2.5, 2: MPEG-2, 3: MPEG-1) and rate index. */
-const RATES: Record<number, number[]> = { 0: [11025, 12000, 8000], 2: [22050, 24000, 16000], 3: [44100, 48000, 32000] };
+const RATES: Record<number, number[]> = {
+  0: [11025, 12000, 8000],
+  2: [22050, 24000, 16000],
+  3: [44100, 48000, 32000],
+};
 const ADTS_RATES = [96000, 88200, 64000, 48000, 44100, 32000, 24000, 22050, 16000, 12000, 11025, 8000, 7350];
 
 interface Frame {
@@ -78,7 +82,11 @@ function pastTags(h: Buffer, from = 0): number {
   let i = from;
   for (;;) {
     if (h.toString('latin1', i, i + 3) === 'ID3' && i + 10 <= h.length) {
-      const size = ((h[i + 6]! & 0x7f) << 21) | ((h[i + 7]! & 0x7f) << 14) | ((h[i + 8]! & 0x7f) << 7) | (h[i + 9]! & 0x7f);
+      const size =
+        ((h[i + 6]! & 0x7f) << 21) |
+        ((h[i + 7]! & 0x7f) << 14) |
+        ((h[i + 8]! & 0x7f) << 7) |
+        (h[i + 9]! & 0x7f);
       i += 10 + size + (h[i + 5]! & 0x10 ? 10 : 0);
     } else if (h.toString('latin1', i, i + 8) === 'APETAGEX' && i + 32 <= h.length) {
       // A header-first APEv2 tag: its size counts the items and the footer, not the header.
@@ -100,7 +108,8 @@ const JUNK_WINDOW = 64 * 1024;
 export async function mpegAudio(src: ByteSource, tagsOnly: boolean): Promise<Finding | undefined> {
   const start = pastTags(src.head);
   if (tagsOnly && start === 0) return undefined;
-  const bytes = start + JUNK_WINDOW <= src.head.length ? src.head.subarray(start) : await src.read(start, JUNK_WINDOW);
+  const bytes =
+    start + JUNK_WINDOW <= src.head.length ? src.head.subarray(start) : await src.read(start, JUNK_WINDOW);
   const complete = start + bytes.length >= src.size;
   const last = tagsOnly ? 0 : bytes.length - 4;
   for (let i = 0; i <= last; i++) {

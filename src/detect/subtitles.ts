@@ -23,7 +23,9 @@ export function sniffSubtitles(doc: DecodedText): Finding | undefined {
   const first = lines.findIndex((l) => l.trim() !== '');
   if (first < 0) return undefined;
   if (SRT_CUE.test(lines.slice(first).join('\n'))) return strong('srt');
-  const content = lines.slice(first).filter((l, i, all) => l.trim() !== '' && (i < all.length - 1 || doc.complete));
+  const content = lines
+    .slice(first)
+    .filter((l, i, all) => l.trim() !== '' && (i < all.length - 1 || doc.complete));
   // MicroDVD: every line is `{start}{end}text`, frame numbers in braces.
   if (content.length >= 1 && content.every((l) => /^\{\d+\}\{\d*\}/.test(l))) return strong('sub');
   if (content.length >= 2 && content.every((l) => LRC_LINE.test(l)) && content.some((l) => /^\[\d/.test(l)))

@@ -1,3 +1,4 @@
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { FormatId } from '../formats/index.js';
 
@@ -31,10 +32,41 @@ const WRITERS: Record<FormatId, string[]> = {
   mxf: [...CLIP, '-c:v', 'mpeg2video', '-c:a', 'pcm_s16le', '-ar', '48000', '-f', 'mxf'],
   dv: [
     ...['-f', 'lavfi', '-i', 'testsrc=size=720x576:rate=25:duration=0.5', ...TONE, '-shortest'],
-    ...['-pix_fmt', 'yuv420p', '-c:v', 'dvvideo', '-c:a', 'pcm_s16le', '-ar', '48000', '-ac', '2', '-f', 'dv'],
+    ...[
+      '-pix_fmt',
+      'yuv420p',
+      '-c:v',
+      'dvvideo',
+      '-c:a',
+      'pcm_s16le',
+      '-ar',
+      '48000',
+      '-ac',
+      '2',
+      '-f',
+      'dv',
+    ],
   ],
-  y4m: ['-f', 'lavfi', '-i', 'testsrc=size=64x48:rate=25:duration=0.5', '-pix_fmt', 'yuv420p', '-f', 'yuv4mpegpipe'],
+  y4m: [
+    '-f',
+    'lavfi',
+    '-i',
+    'testsrc=size=64x48:rate=25:duration=0.5',
+    '-pix_fmt',
+    'yuv420p',
+    '-f',
+    'yuv4mpegpipe',
+  ],
   swf: [...CLIP, '-c:v', 'flv1', '-c:a', 'mp3', '-ar', '44100', '-f', 'swf'],
+};
+
+/** Subtitles no conversion writes (MicroDVD, SAMI) and SubRip, which the others are made from. */
+const SUBTITLES: Record<FormatId, string> = {
+  srt: '1\n00:00:01,000 --> 00:00:02,500\nfileconv self-test\n\n2\n00:00:03,000 --> 00:00:04,000\nThe quick brown fox.\n\n',
+  sub: '{25}{62}fileconv self-test\n{75}{100}The quick brown fox.\n',
+  smi:
+    '<SAMI>\n<BODY>\n<SYNC Start=1000><P>fileconv self-test\n<SYNC Start=2500><P>&nbsp;\n' +
+    '<SYNC Start=3000><P>The quick brown fox.\n<SYNC Start=4000><P>&nbsp;\n</BODY>\n</SAMI>\n',
 };
 
 /** Writes the samples with `ffmpeg` (the seeds' runner); a format whose writer fails has none. */
@@ -43,6 +75,11 @@ export async function writeMediaSeeds(
   ffmpeg: (args: string[]) => Promise<void>,
 ): Promise<Map<FormatId, string>> {
   const seeds = new Map<FormatId, string>();
+  for (const [id, text] of Object.entries(SUBTITLES)) {
+    const path = join(dir, `seed.${id}`);
+    await writeFile(path, text);
+    seeds.set(id, path);
+  }
   for (const [id, args] of Object.entries(WRITERS)) {
     const path = join(dir, `seed.${id}`);
     try {

@@ -24,7 +24,15 @@ function fixturesOf(formats: Record<string, string>): [string, string][] {
 }
 
 function seconds(file: string): number {
-  const out = execFileSync('ffprobe', ['-v', 'error', '-show_entries', 'format=duration', '-of', 'csv=p=0', file]);
+  const out = execFileSync('ffprobe', [
+    '-v',
+    'error',
+    '-show_entries',
+    'format=duration',
+    '-of',
+    'csv=p=0',
+    file,
+  ]);
   return Number.parseFloat(out.toString());
 }
 
@@ -41,12 +49,15 @@ describe.skipIf(!hasFfmpeg)('ffmpeg: audio and video formats it only reads', () 
 
   it('has a fixture for each of them', () => {
     const covered = new Set([...audio, ...video].map(([, id]) => id));
-    const uncovered = [...Object.keys(READ_ONLY_AUDIO), ...Object.keys(READ_ONLY_VIDEO)].filter((f) => !covered.has(f));
+    const uncovered = [...Object.keys(READ_ONLY_AUDIO), ...Object.keys(READ_ONLY_VIDEO)].filter(
+      (f) => !covered.has(f),
+    );
     expect(uncovered).toEqual([]);
   });
 
   it.each(audio)('converts %s (%s) to MP3 and WAV', async (name, id) => {
-    for (const to of ['mp3', 'wav']) expect(seconds(await convertTo(id, to, fixture(name)))).toBeGreaterThan(0);
+    for (const to of ['mp3', 'wav'])
+      expect(seconds(await convertTo(id, to, fixture(name)))).toBeGreaterThan(0);
   });
 
   it.each(video)('converts %s (%s) to MP4', async (name, id) => {

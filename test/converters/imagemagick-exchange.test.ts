@@ -8,7 +8,9 @@ import { runStep } from '../helpers/step.js';
 const found = await findImageMagick();
 
 /** The detection fixtures of these formats: each variant (P4/P5/P6/P7, JP2 and J2K) is read. */
-const sources = Object.entries(EXPECTED).filter(([name, id]) => name.startsWith('media/') && EXCHANGE.includes(id));
+const sources = Object.entries(EXPECTED).filter(
+  ([name, id]) => name.startsWith('media/') && EXCHANGE.includes(id),
+);
 
 describe.skipIf(!found.ok)('imagemagick: image formats beyond the web', () => {
   it('has a fixture of each', () => {

@@ -93,7 +93,7 @@ clip=(-f lavfi -i testsrc=size=16x16:rate=5:duration=0.2)
 ff "${clip[@]}" -c:v wmv2 -f asf "$out/video.wmv"
 ff "${clip[@]}" -c:v flv1 "$out/video.flv"
 ff -f lavfi -i testsrc=size=16x16:rate=25:duration=0.08 -c:v mpeg1video -f mpeg "$out/video.mpg"
-ff "${clip[@]}" -c:v mpeg2video -f mpegts "$out/video.ts"
+ff "${clip[@]}" -c:v mpeg2video -f mpegts "$out/video.m2t"  # 188-byte packets; .ts would read as TypeScript
 ff "${clip[@]}" -c:v mpeg2video -f mpegts -mpegts_m2ts_mode 1 "$out/video.m2ts"
 ff "${clip[@]}" -c:v mpeg4 -f 3gp "$out/video.3gp"
 ff "${clip[@]}" -c:v mpeg4 -f 3g2 "$out/video.3g2"
