@@ -1,13 +1,17 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { FormatId } from '../formats/index.js';
+import { mapLimit } from '../run/concurrency.js';
+
+/** Samples written at once: each is a short FFmpeg run. */
+const SEED_CONCURRENCY = 2;
 
 /**
  * FFmpeg arguments writing a short sample of each audio and video format the catalog only reads
  * (converters/_ffmpeg-formats.ts): no conversion makes them, so the self-test writes them itself.
  */
-const TONE = ['-f', 'lavfi', '-i', 'sine=frequency=440:duration=0.5'];
-const CLIP = ['-f', 'lavfi', '-i', 'testsrc=size=64x48:rate=25:duration=0.5', ...TONE, '-shortest'];
+const TONE = ['-f', 'lavfi', '-i', 'sine=frequency=440:duration=0.3'];
+const CLIP = ['-f', 'lavfi', '-i', 'testsrc=size=64x48:rate=25:duration=0.3', ...TONE, '-shortest'];
 
 const WRITERS: Record<FormatId, string[]> = {
   aiff: [...TONE, '-c:a', 'pcm_s16be', '-f', 'aiff'],
@@ -31,7 +35,7 @@ const WRITERS: Record<FormatId, string[]> = {
   rm: [...CLIP, '-c:v', 'rv10', '-c:a', 'ac3', '-f', 'rm'],
   mxf: [...CLIP, '-c:v', 'mpeg2video', '-c:a', 'pcm_s16le', '-ar', '48000', '-f', 'mxf'],
   dv: [
-    ...['-f', 'lavfi', '-i', 'testsrc=size=720x576:rate=25:duration=0.5', ...TONE, '-shortest'],
+    ...['-f', 'lavfi', '-i', 'testsrc=size=720x576:rate=25:duration=0.12', ...TONE, '-shortest'],
     ...[
       '-pix_fmt',
       'yuv420p',
@@ -51,7 +55,7 @@ const WRITERS: Record<FormatId, string[]> = {
     '-f',
     'lavfi',
     '-i',
-    'testsrc=size=64x48:rate=25:duration=0.5',
+    'testsrc=size=64x48:rate=25:duration=0.3',
     '-pix_fmt',
     'yuv420p',
     '-f',
@@ -80,7 +84,7 @@ export async function writeMediaSeeds(
     await writeFile(path, text);
     seeds.set(id, path);
   }
-  for (const [id, args] of Object.entries(WRITERS)) {
+  await mapLimit(Object.entries(WRITERS), SEED_CONCURRENCY, async ([id, args]) => {
     const path = join(dir, `seed.${id}`);
     try {
       await ffmpeg([...args, path]);
@@ -88,6 +92,6 @@ export async function writeMediaSeeds(
     } catch {
       // Left out: the self-test reports the format's conversions as having no sample.
     }
-  }
+  });
   return seeds;
 }
