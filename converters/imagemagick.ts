@@ -29,6 +29,16 @@ const CODERS: Record<string, string> = {
   psd: 'PSD',
   heic: 'HEIC',
   avif: 'AVIF',
+  tga: 'TGA',
+  pcx: 'PCX',
+  pnm: 'PNM',
+  dds: 'DDS',
+  hdr: 'HDR',
+  xbm: 'XBM',
+  xpm: 'XPM',
+  sgi: 'SGI',
+  fits: 'FITS',
+  jp2: 'JP2',
 };
 /** Formats sharp handles; ImageMagick is only the fallback between these. */
 const COMMON: FormatId[] = ['png', 'jpg', 'gif', 'tiff', 'webp'];
@@ -39,7 +49,13 @@ const COMMON: FormatId[] = ['png', 'jpg', 'gif', 'tiff', 'webp'];
  */
 const READ_ONLY: FormatId[] = ['psd', 'avif'];
 const OWN: FormatId[] = ['bmp', 'ico', 'heic'];
-const LOSSY_TARGETS = new Set<FormatId>(['jpg', 'gif', 'webp', 'heic', 'ico']);
+/**
+ * Formats beyond the web's: each converts to PNG and JPEG, and PNG converts to each (which is also
+ * how the self-test gets a sample of them).
+ */
+export const EXCHANGE: FormatId[] = ['tga', 'pcx', 'pnm', 'dds', 'hdr', 'xbm', 'xpm', 'sgi', 'fits', 'jp2'];
+// DDS is written with DXT5 block compression, XBM in black and white, XPM with a palette.
+const LOSSY_TARGETS = new Set<FormatId>(['jpg', 'gif', 'webp', 'heic', 'ico', 'dds', 'xbm', 'xpm', 'jp2']);
 /** Windows icons hold at most 256 x 256 pixels. */
 const ICO_MAX = 256;
 
@@ -56,6 +72,8 @@ function edgeProps(from: FormatId, to: FormatId): Omit<ConversionEdge, 'from' | 
 
 const edges = [
   ...edgesBetween([...COMMON, ...OWN, ...READ_ONLY], [...COMMON, ...OWN], edgeProps),
+  ...edgesBetween(EXCHANGE, ['png', 'jpg'], edgeProps),
+  ...edgesBetween(['png'], EXCHANGE, edgeProps),
   // The fallback behind sharp for an AVIF libvips cannot open (an image sequence): ImageMagick
   // decodes the first frame, which is put on a PDF page as sharp's PDFs are.
   {
@@ -170,7 +188,8 @@ type Options = OptionValues<typeof OPTIONS>;
 
 export default defineConverter({
   name: 'imagemagick',
-  description: 'ImageMagick under a strict policy: BMP, ICO, PSD and HEIC, and a fallback for common images',
+  description:
+    'ImageMagick under a strict policy: BMP, ICO, PSD, HEIC, TGA, PCX, Netpbm, DDS, HDR, XBM, XPM, SGI, FITS and JPEG 2000, and a fallback for common images',
   packages: ['imagemagick'],
   edges,
   options: OPTIONS,

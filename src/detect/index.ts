@@ -11,10 +11,13 @@ import { detectBinaryFormat } from './binary/index.js';
 import { matchDbase, matchDocumentSignature } from './document-signatures.js';
 import { isAudioOnlyMp4 } from './isobmff.js';
 import { detectMagic } from './magic.js';
+import { matchMediaSignature } from './media-signatures.js';
+import { mpegAudio } from './mpeg-audio.js';
 import { inspectOle, isOleSignature } from './ole.js';
 import { flacAfterId3, matchSignature, pdfBehindJunk, startsAsText } from './signatures.js';
 import { ByteSource, HEAD_BYTES } from './source.js';
 import { declaredEncoding } from './text/charset-declared.js';
+import { sniffSubtitles } from './subtitles.js';
 import { decodeText, sniffText } from './text/index.js';
 import { kin } from './text/nameable.js';
 import { agreeWithName } from './text/named.js';
@@ -147,10 +150,12 @@ async function detectSource(src: ByteSource): Promise<Finding> {
     (await detectBinaryFormat(src, looksLikeText)) ??
     matchSignature(src.head) ??
     matchDocumentSignature(src.head) ??
-    (await flacAfterId3(src));
+    (await flacAfterId3(src)) ??
+    (await mpegAudio(src, true)) ??
+    matchMediaSignature(src.head);
   if (signature) return signature;
   if (looksLikeText) {
-    const text = (await sniffPastBlankHead(src)) ?? sniffText(src.head, src.complete);
+    const text = (await sniffPastBlankHead(src)) ?? subtitles(src) ?? sniffText(src.head, src.complete);
     if (text) return withEncoding(text, src);
   } else {
     const pdf = await pdfBehindJunk(src);
@@ -166,7 +171,13 @@ async function detectSource(src: ByteSource): Promise<Finding> {
   // Short signatures of formats outside the registry also match text (a UTF-16 BOM reads as an
   // MPEG frame sync; calendar and subtitle files are text): text that decodes cleanly wins.
   const text = sniffText(src.head, src.complete);
-  return text ? withEncoding(text, src) : (magic ?? { id: 'bin', confidence: CONFIDENCE.UNKNOWN });
+  if (text) return withEncoding(text, src);
+  return magic ?? (await mpegAudio(src, false)) ?? { id: 'bin', confidence: CONFIDENCE.UNKNOWN };
+}
+
+function subtitles(src: ByteSource): Finding | undefined {
+  const doc = decodeText(src.head, src.complete);
+  return doc && sniffSubtitles(doc);
 }
 
 /**

@@ -1,4 +1,6 @@
 import { fileTypeFromBuffer } from 'file-type';
+import { mediaContainer } from './media-containers.js';
+import { framesAtStart } from './mpeg-audio.js';
 import type { ByteSource } from './source.js';
 import { CONFIDENCE, type Finding } from './types.js';
 
@@ -7,15 +9,19 @@ const FILE_TYPE_IDS: Record<string, string> = {
   apng: 'png',
   tif: 'tiff',
   oga: 'ogg',
-  ogv: 'ogg',
-  ogm: 'ogg',
+  ogm: 'ogv',
   ogx: 'ogg',
   spx: 'ogg',
   m4v: 'mp4',
   f4v: 'mp4',
   m4b: 'm4a',
   f4a: 'm4a',
-  cur: 'ico',
+  aif: 'aiff',
+  j2c: 'jp2',
+  jpx: 'jp2',
+  jpm: 'jp2',
+  mts: 'm2ts',
+  mp1: 'mp2',
 };
 
 /**
@@ -24,6 +30,9 @@ const FILE_TYPE_IDS: Record<string, string> = {
  * InstallShield cabinet) a Microsoft Cabinet.
  */
 const CHECKED_BEFORE = new Set(['dmg', 'cab']);
+/** file-type's MPEG audio answers, taken only when the frames after the sync bytes agree. */
+const MPEG_AUDIO = new Set(['mp1', 'mp2', 'mp3']);
+const ID3 = Buffer.from('ID3');
 
 /** Ids whose signature alone is not the whole story; the text sniffer decides these. */
 const LEFT_TO_TEXT = new Set(['xml']);
@@ -37,8 +46,16 @@ export async function detectMagic(
   if (!result) return tiffHeader(src.head);
   const id = FILE_TYPE_IDS[result.ext] ?? result.ext;
   if (LEFT_TO_TEXT.has(id)) return undefined;
+  if (
+    MPEG_AUDIO.has(result.ext) &&
+    !src.head.subarray(0, 3).equals(ID3) &&
+    !framesAtStart(src.head, src.complete)
+  )
+    return { id: 'bin', confidence: CONFIDENCE.FOREIGN };
   if (id === 'mobi')
     return { id: mobiVersion(src.head) === 8 ? 'azw3' : 'mobi', confidence: CONFIDENCE.SIGNATURE };
+  const media = mediaContainer(id, result.mime, src.head);
+  if (media) return { id: media, confidence: CONFIDENCE.SIGNATURE };
   if (known(id) && !CHECKED_BEFORE.has(id)) return { id, confidence: CONFIDENCE.SIGNATURE };
   // A signature of a format outside the registry (an executable, a RAR): known bytes, not ours.
   return { id: 'bin', confidence: CONFIDENCE.FOREIGN };

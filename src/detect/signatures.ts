@@ -29,8 +29,8 @@ const SIGNATURES: Signature[] = [
   [(h) => at(h, 0, 'RIFF') && at(h, 8, 'WEBP'), 'webp'],
   [(h) => at(h, 0, '8BPS'), 'psd'],
   [(h) => at(h, 0, 'fLaC'), 'flac'],
-  // Opus and Vorbis share the Ogg container; the first packet names the codec.
-  [(h) => at(h, 0, 'OggS'), (h) => (at(h, 28, 'OpusHead') ? 'opus' : 'ogg')],
+  // Opus, Vorbis and Theora share the Ogg container; the first packet names the codec.
+  [(h) => at(h, 0, 'OggS'), (h) => (at(h, 28, 'OpusHead') ? 'opus' : at(h, 29, 'theora') ? 'ogv' : 'ogg')],
   [(h) => at(h, 0, '{\\rtf'), 'rtf'],
   // An AVIF whose major brand is something else (a low-overhead `mini` file, a sequence) lists
   // avif or avis among its compatible brands; file-type goes by the major brand alone.

@@ -7,6 +7,7 @@ import { findBinary } from '../run/binary.js';
 import { zipOutputs } from '../run/zip.js';
 import { writeArchiveSeeds } from './archives.js';
 import { psdFrom, writeOdp } from './containers.js';
+import { writeMediaSeeds } from './media-seeds.js';
 
 const TEXT = 'fileconv self-test\nThe quick brown fox jumps over the lazy dog.\n';
 
@@ -122,6 +123,7 @@ export async function writeSeeds(dir: string): Promise<Map<FormatId, string>> {
       'sine=frequency=440:duration=1',
     ]);
     seeds.set('mp4', mp4);
+    for (const [id, path] of await writeMediaSeeds(dir, ffmpeg)) seeds.set(id, path);
   }
   const htmlzip = join(dir, 'seed.htmlzip.zip');
   await zipOutputs([{ path: join(dir, 'seed.html'), name: 'index.html' }], htmlzip);

@@ -1,0 +1,41 @@
+import type { FormatId } from '../src/formats/index.js';
+
+/**
+ * Audio and video formats FFmpeg only reads here: each converts to the family's usual targets
+ * (audio to MP3 and WAV; video to MP4, and MP3 for its sound), and from those to the rest.
+ * Each is read with the demuxer named below, never sniffed (see DEMUXER in ffmpeg.ts). AMR and
+ * Monkey's Audio are left out though FFmpeg reads them: no Debian tool writes them, so the
+ * self-test could not make a sample of either.
+ */
+export const READ_ONLY_AUDIO: Record<FormatId, string> = {
+  aiff: 'aiff',
+  au: 'au',
+  wma: 'asf',
+  wv: 'wv',
+  // The AC-3 demuxer reads E-AC-3 too (one registry row holds both).
+  ac3: 'ac3',
+  dts: 'dts',
+  mka: 'matroska',
+  caf: 'caf',
+  mp2: 'mp3',
+  voc: 'voc',
+  w64: 'w64',
+};
+
+export const READ_ONLY_VIDEO: Record<FormatId, string> = {
+  wmv: 'asf',
+  flv: 'flv',
+  mpg: 'mpeg',
+  m2ts: 'mpegts',
+  '3gp': 'mov',
+  '3g2': 'mov',
+  ogv: 'ogg',
+  rm: 'rm',
+  mxf: 'mxf',
+  dv: 'dv',
+  y4m: 'yuv4mpegpipe',
+  swf: 'swf',
+};
+
+export const READ_ONLY_AUDIO_TARGETS: FormatId[] = ['mp3', 'wav'];
+export const READ_ONLY_VIDEO_TARGETS: FormatId[] = ['mp4', 'mp3'];
