@@ -74,7 +74,12 @@ const COLUMNS: Array<[title: string, cell: (r: Row) => string]> = [
   ['DECLARED', (r) => r.declared],
   [
     'DETECTED',
-    (r) => `${r.detected}${r.version ? ` (${r.version})` : ''}${r.encrypted ? ' (encrypted)' : ''}`,
+    (r) => {
+      // "encrypted OOXML" already says it is encrypted
+      const notes = [r.version, r.encrypted && !r.version?.includes('encrypted') ? 'encrypted' : undefined];
+      const said = notes.filter(Boolean).join(', ');
+      return said ? `${r.detected} (${said})` : r.detected;
+    },
   ],
   ['MATCH', (r) => (r.match ? 'yes' : 'NO')],
   ['MIME', (r) => r.mime],

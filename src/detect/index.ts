@@ -127,7 +127,7 @@ export async function detectFile(
     throw new FileconvError('FILE_NOT_FOUND', `Cannot read ${file}.`, { cause });
   }
   try {
-    const finding = await detectSource(src);
+    const finding = inRegistry(await detectSource(src));
     if (!declared || declared === finding.id || !TEXT_FINDINGS.has(getFormat(finding.id)?.family ?? ''))
       return finding;
     const doc = decodeText(src.head, src.complete);
@@ -136,6 +136,16 @@ export async function detectFile(
     if (stats) stats.bytesRead = src.bytesRead;
     await src.close();
   }
+}
+
+/**
+ * Detectors know some formats the registry does not list yet (no fixture can be written for them
+ * here): those are known bytes of a foreign format, reported as bin like file-type's others.
+ */
+function inRegistry(finding: Finding): Finding {
+  const oneOf = finding.oneOf?.filter((id) => getFormat(id) !== undefined);
+  if (getFormat(finding.id)) return oneOf ? { ...finding, oneOf } : finding;
+  return { id: 'bin', confidence: CONFIDENCE.FOREIGN };
 }
 
 /** Families of the findings a declared name may overrule: text guesses, never binary formats. */

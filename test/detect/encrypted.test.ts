@@ -73,6 +73,6 @@ describe.skipIf(!unoPython)('password-protected office documents (skipped: no py
       expect.objectContaining({ detected: 'xls', encrypted: true }),
       expect.objectContaining({ detected: 'odt', encrypted: true }),
     ]);
-    expect(await run(locked.pptx)).toMatch(/pptx \(encrypted\)/);
+    expect(await run(locked.pptx)).toMatch(/pptx \(encrypted OOXML\)/);
   });
 });
