@@ -161,7 +161,7 @@ async function checkPages(qpdf: string, input: string, o: Options, ctx: StepCont
   const count = await qpdfPageCount(qpdf, input, ctx, o.password);
   checkPagesExist(o.pages, count);
   if (!o.split) return;
-    // Parts are counted as qpdf makes them: a page named twice is written twice (`1,1,1...` with
+  // Parts are counted as qpdf makes them: a page named twice is written twice (`1,1,1...` with
   // split 1 made a part per mention, 3,001 from a one-page PDF, when distinct pages were counted).
   const pagesKept = pagesMade(o.pages, count);
   const parts = Math.ceil(pagesKept / o.split);

@@ -21,8 +21,8 @@ import { attachChecks } from './checks.js';
 import { engineSemaphore } from './concurrency.js';
 import { handToEngine, takeFromEngine } from './confine.js';
 import { failureText, scrubPaths, stepFailure } from './failure.js';
-import { decodeCopyAtTheDoor } from './text-door.js';
 import { isMalformed, type RepairEnv, repairInput } from './repair.js';
+import { decodeCopyAtTheDoor } from './text-door.js';
 import type { ConversionJob, ConversionOutputFile, ConversionResult, RunEvent } from './types.js';
 import { type EngineWork, meter } from './work.js';
 
