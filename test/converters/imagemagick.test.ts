@@ -191,7 +191,7 @@ describe('imagemagick converter', () => {
     bmp.writeUInt16LE(24, 28);
     const path = join(tempDir(), 'flood.bmp');
     writeFileSync(path, bmp);
-    const e = await expectCode(runStep(converter, 'bmp', 'png', path), 'CONVERT_FAILED');
+    const e = await expectCode(runStep(converter, 'bmp', 'png', path), 'INPUT_TOO_LARGE');
     expect(e.message).toMatch(/size limits/);
   });
 });
