@@ -62,9 +62,11 @@ const COLORS: Record<number, 1 | 3> = { 0: 1, 2: 3, 3: 1 };
 export function pngSamples(png: Buffer): PngSamples | undefined {
   if (!png.subarray(0, 8).equals(SIGNATURE)) return undefined;
   let header: PngSamples | undefined;
+  let ended = false;
   const idat: Buffer[] = [];
   for (const { type, data } of chunks(png)) {
-    if (type === 'IHDR') {
+    if (type === 'IEND') ended = true;
+    else if (type === 'IHDR') {
       if (data.length < 13) return undefined;
       const colors = COLORS[data[9]!];
       // Compression and filter methods other than 0 do not exist; interlacing PDF cannot read.
@@ -91,7 +93,9 @@ export function pngSamples(png: Buffer): PngSamples | undefined {
       idat.push(data);
     }
   }
-  if (!header || idat.length === 0 || header.width === 0 || header.height === 0) return undefined;
+  // A file cut short (no IEND) is decoded by the caller instead, which refuses it, rather than
+  // stored with rows missing.
+  if (!ended || !header || idat.length === 0 || header.width === 0 || header.height === 0) return undefined;
   if (header.palette !== undefined && header.palette.length < 3) return undefined;
   return { ...header, data: Buffer.concat(idat) };
 }
