@@ -65,6 +65,10 @@ afterAll(async () => {
 describe('pixel work stays off the event loop', () => {
   it.skipIf(noQpdf)(
     `merges ${INPUTS} pictures of ${SIDE} x ${SIDE} without holding the loop (500 ms, or 4 x the machine's noise)`,
+    // Beside another test file's engines on two cores, one stall of the whole process (1.5 s once)
+    // can land in the merge and not in the noise sample: tried again, as the pixel work on the loop
+    // that this guards against held it 8 to 11 s on every run.
+    { timeout: 300_000, retry: 2 },
     async () => {
       // A first merge loads the catalog and the engines' modules, once per server: not measured.
       const small = await sharp({ create: { width: 8, height: 8, channels: 3, background: '#888' } })
@@ -104,6 +108,5 @@ describe('pixel work stays off the event loop', () => {
       );
       expect(held, `longest hold ${held.toFixed(0)} ms, noise ${noise.toFixed(0)} ms`).toBeLessThan(bound);
     },
-    300_000,
   );
 });
