@@ -3,8 +3,9 @@
 # disk images, executables, fonts, 3D models) in test/fixtures/detect/binary/, one a variant, each
 # written by the tool that writes the format. RAR archives, which no Debian tool writes, and LHA
 # archives of each header level come from the test data of Debian's libarchive source package; a
-# Blender file from that of Debian's assimp source package. Fetch both into a folder first
-# (deb-src enabled): `apt-get source --download-only libarchive assimp`. Run from the repository root:
+# Blender file from that of Debian's assimp source package, a 3MF model from lib3mf's. Fetch them
+# into a folder first (deb-src enabled): `apt-get source --download-only libarchive assimp lib3mf`.
+# Run from the repository root:
 #   bash test/detect/make-fixtures-binary.sh [folder holding libarchive_*.orig.tar.xz, assimp_*.orig.tar.xz]
 # Tools: xz-utils bzip2 zstd lz4 lzip ncompress libarchive-tools cpio gcab rpm dpkg genisoimage
 # udftools arj binutils gcc llvm default-jdk-headless wabt python3-fonttools python3-brotli
@@ -115,6 +116,8 @@ sys.stdout.buffer.write(b"".join(binascii.a2b_uu(l) for l in body if l not in ("
     > "$out/default-248.blend"
   tar -xOf "$sources"/assimp_*.orig.tar.xz --wildcards \
     '*/test/models/BLEND/BlenderDefault_250_Compressed.blend' > "$out/default-250-gzip.blend"
+  # 3D Manufacturing Format: lib3mf's smallest test package (a beam-lattice box).
+  tar -xOf "$sources"/lib3mf_*.orig.tar.xz --wildcards '*/TestFiles/BeamLattice/Box_Simple.3mf' > "$out/box.3mf"
 fi
 
 # --- executables and bytecode

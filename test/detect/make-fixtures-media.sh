@@ -3,11 +3,15 @@
 # audio and video containers, subtitles) with the tools that write each format: FFmpeg,
 # ImageMagick, LibreOffice, libjxl (cjxl), jxrlib (JxrEncApp), libicns (png2icns), icoutils
 # (icotool), DCMTK (img2dcm), abcMIDI (abc2midi), Musepack (mpcenc) and Gaupol's aeidon. Run from the repository
-# root:   bash test/detect/make-fixtures-media.sh
+# root:   bash test/detect/make-fixtures-media.sh [folder]
+# Formats no Debian tool writes (tracker modules, DSD) come from the test data of Debian source
+# packages fetched into that folder first: `apt-get source --download-only libopenmpt file`.
 set -euo pipefail
 
 out="$(cd "$(dirname "$0")/../fixtures/detect" && pwd)/media"
 mkdir -p "$out"
+sources="${1:-}"
+if [ -n "$sources" ]; then sources="$(cd "$sources" && pwd)"; fi
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 cd "$work"
@@ -121,6 +125,15 @@ project.open_main(sys.argv[1], 'utf-8')
 for fmt, path in ((aeidon.formats.MICRODVD, sys.argv[2]), (aeidon.formats.SSA, sys.argv[3])):
     project.save_main(aeidon.files.new(fmt, path, 'utf-8'))
 PY
+
+if [ -n "$sources" ]; then
+  # libopenmpt's own test modules (ProTracker, FastTracker 2, Scream Tracker 3).
+  for ext in mod xm s3m; do
+    tar -xOzf "$sources"/libopenmpt_*.orig.tar.gz --wildcards "*/test/test.$ext" > "$out/module.$ext"
+  done
+  # file's test suite: a DSD stream file (DSF).
+  tar -xOzf "$sources"/file_*.orig.tar.gz --wildcards '*/tests/dsd64-dsf.testfile' > "$out/dsd64.dsf"
+fi
 
 ls -la "$out"
 du -sh "$out"

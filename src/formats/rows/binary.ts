@@ -51,6 +51,7 @@ export const BINARY_ROWS: FormatRow[] = [
   ['glb', 'glTF binary model', 'model', 'model/gltf-binary'],
   ['gltf', 'glTF model', 'model', 'model/gltf+json'],
   ['ply', 'PLY 3D model', 'model', 'model/x-ply'],
+  ['3mf', '3D Manufacturing Format', 'model', 'model/3mf'],
   ['dae', 'COLLADA model', 'model', 'model/vnd.collada+xml'],
   ['blend', 'Blender file', 'model', 'application/x-blender'],
 ];

@@ -52,6 +52,10 @@ export const MEDIA_ROWS: FormatRow[] = [
   ['mp2', 'MPEG-1 Layer II audio', 'audio', 'audio/mpeg', ['mp2', 'mpa']],
   ['voc', 'Creative Voice audio', 'audio', 'audio/x-voc'],
   ['w64', 'Sony Wave64 audio', 'audio', 'audio/x-w64'],
+  ['dsf', 'DSD stream file', 'audio', 'audio/x-dsf', ['dsf', 'dff']],
+  ['mod', 'ProTracker module', 'audio', 'audio/x-mod'],
+  ['xm', 'FastTracker 2 module', 'audio', 'audio/x-xm'],
+  ['s3m', 'Scream Tracker 3 module', 'audio', 'audio/x-s3m'],
   // video
   ['wmv', 'Windows Media video', 'video', 'video/x-ms-wmv', ['wmv', 'asf'], ['asf']],
   ['flv', 'Flash video', 'video', 'video/x-flv'],
