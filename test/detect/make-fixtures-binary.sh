@@ -9,7 +9,7 @@
 #   bash test/detect/make-fixtures-binary.sh [folder holding libarchive_*.orig.tar.xz, assimp_*.orig.tar.xz]
 # Tools: xz-utils bzip2 zstd lz4 lzip ncompress libarchive-tools cpio gcab rpm dpkg genisoimage
 # udftools arj binutils gcc llvm default-jdk-headless wabt python3-fonttools python3-brotli
-# eot-utils assimp-utils fonts-dejavu-core.
+# eot-utils assimp-utils fonts-dejavu-core aapt.
 set -euo pipefail
 
 out="$(cd "$(dirname "$0")/../fixtures/detect" && pwd)/binary"
@@ -146,6 +146,15 @@ javac --release 8 -g:none -d java8 Answer.java && cp java8/Answer.class "$out/An
 javac -g:none -d java Answer.java && cp java/Answer.class "$out/Answer.class"
 printf '.class public LAnswer;\n.super Ljava/lang/Object;\n' > Answer.smali
 java -jar /usr/share/java/smali.jar assemble -o "$out/answer.dex" Answer.smali
+# An Android package: aapt compiles a manifest and one string resource (resources.arsc), then adds
+# the DEX file as classes.dex. Without the platform's android.jar the manifest has no android: attributes.
+mkdir -p apk/res/values
+printf '<?xml version="1.0" encoding="utf-8"?>\n<manifest package="org.example.answer">\n  <application/>\n</manifest>\n' \
+  > apk/AndroidManifest.xml
+printf '<?xml version="1.0" encoding="utf-8"?>\n<resources><string name="app_name">Answer</string></resources>\n' \
+  > apk/res/values/strings.xml
+cp "$out/answer.dex" apk/classes.dex
+(cd apk && aapt package -f -M AndroidManifest.xml -S res -F "$out/answer.apk" && aapt add "$out/answer.apk" classes.dex >/dev/null)
 
 # --- fonts: a two-glyph subset of DejaVu Sans, its WOFF wrappings, a CFF OpenType subset of URW
 # Bookman, a collection of both, and Embedded OpenType.

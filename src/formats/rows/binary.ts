@@ -23,6 +23,7 @@ export const BINARY_ROWS: FormatRow[] = [
   ['lzh', 'LHA archive', 'archive', 'application/x-lzh-compressed', ['lzh', 'lha'], ['lha']],
   ['arj', 'ARJ archive', 'archive', 'application/x-arj'],
   ['jar', 'Java archive', 'archive', 'application/java-archive', ['jar', 'war', 'ear']],
+  ['apk', 'Android package', 'archive', 'application/vnd.android.package-archive'],
   ['msi', 'Windows Installer package', 'archive', 'application/x-msi', ['msi', 'msp']],
   // executables and bytecode
   [

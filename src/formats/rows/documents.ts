@@ -56,6 +56,7 @@ export const DOCUMENT_ROWS: FormatRow[] = [
     'application/vnd.ms-visio.drawing.main+xml',
     ['vsdx', 'vssx', 'vstx'],
   ],
+  ['dbf', 'dBASE table', 'spreadsheet', 'application/x-dbf', ['dbf'], ['dbase']],
   ['xps', 'XPS document', 'document', 'application/vnd.ms-xpsdocument', ['xps', 'oxps'], ['oxps']],
   ['djvu', 'DjVu document', 'document', 'image/vnd.djvu', ['djvu', 'djv'], ['djv']],
   ['eml', 'E-mail message', 'document', 'message/rfc822', ['eml', 'mime'], ['email']],
