@@ -29,6 +29,9 @@ office 'pptm:Impress MS PowerPoint 2007 XML VBA' slides.odp && cp slides.pptm "$
 # LibreOffice writes its slide show with the presentation's content type: its bytes are a pptx.
 office 'ppsx:Impress MS PowerPoint 2007 XML AutoPlay' slides.odp && cp slides.ppsx "$out/slides.ppsx" || true
 office odg "$out/../logo.svg" && cp logo.odg "$out/drawing.odg" || true
+# ODF formula: LibreOffice Math (libreoffice-math) from a MathML equation.
+printf '<math xmlns="http://www.w3.org/1998/Math/MathML"><mrow><mi>a</mi><mo>+</mo><mi>b</mi></mrow></math>\n' > formula.mml
+office odf formula.mml && cp formula.odf "$out/formula.odf" || true
 office fodt report.txt && cp report.fodt "$out/report.fodt" || true
 office fods sheet.csv && cp sheet.fods "$out/sheet.fods" || true
 office fodp slides.odp && cp slides.fodp "$out/slides.fodp" || true

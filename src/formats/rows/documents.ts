@@ -24,6 +24,7 @@ export const DOCUMENT_ROWS: FormatRow[] = [
     ['pptm', 'potm'],
   ],
   ['odg', 'OpenDocument drawing', 'image', 'application/vnd.oasis.opendocument.graphics', ['odg', 'otg']],
+  ['odf', 'OpenDocument formula', 'document', 'application/vnd.oasis.opendocument.formula'],
   ['fodt', 'Flat OpenDocument text', 'document', 'application/vnd.oasis.opendocument.flat.text'],
   [
     'fods',
