@@ -8,6 +8,7 @@
 set -euo pipefail
 
 out="$(cd "$(dirname "$0")/../fixtures/detect/documents" && pwd)"
+repo="$(cd "$(dirname "$0")/../.." && pwd)"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 cd "$work"
@@ -32,6 +33,8 @@ office odg "$out/../logo.svg" && cp logo.odg "$out/drawing.odg" || true
 # ODF formula: LibreOffice Math (libreoffice-math) from a MathML equation.
 printf '<math xmlns="http://www.w3.org/1998/Math/MathML"><mrow><mi>a</mi><mo>+</mo><mi>b</mi></mrow></math>\n' > formula.mml
 office odf formula.mml && cp formula.odf "$out/formula.odf" || true
+# ODF database: LibreOffice Base (libreoffice-base) through UNO, over a dBASE folder.
+[ -n "${SKIP_OFFICE:-}" ] || { mkdir odb && /usr/bin/python3 "$repo/test/detect/make-fixture-odb.py" "$work/odb" "$out/items.odb"; }
 office fodt report.txt && cp report.fodt "$out/report.fodt" || true
 office fods sheet.csv && cp sheet.fods "$out/sheet.fods" || true
 office fodp slides.odp && cp slides.fodp "$out/slides.fodp" || true

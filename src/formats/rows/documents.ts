@@ -25,6 +25,7 @@ export const DOCUMENT_ROWS: FormatRow[] = [
   ],
   ['odg', 'OpenDocument drawing', 'image', 'application/vnd.oasis.opendocument.graphics', ['odg', 'otg']],
   ['odf', 'OpenDocument formula', 'document', 'application/vnd.oasis.opendocument.formula'],
+  ['odb', 'OpenDocument database', 'data', 'application/vnd.oasis.opendocument.base'],
   ['fodt', 'Flat OpenDocument text', 'document', 'application/vnd.oasis.opendocument.flat.text'],
   [
     'fods',
