@@ -122,7 +122,7 @@ gs -q -dSAFER -dBATCH -dNOPAUSE -sDEVICE=xpswrite -o "$out/drawing.xps" drawing.
 
 # --- taken from Debian source packages (bookworm), which no Debian tool writes
 src="$work/src" && mkdir "$src" && cd "$src"
-apt-get source -q -d libemail-outlook-message-perl libetonyek libvisio >/dev/null 2>&1 || true
+apt-get source -q -d libemail-outlook-message-perl libetonyek libvisio shared-mime-info >/dev/null 2>&1 || true
 tar xf libemail-outlook-message-perl_*.orig.tar.gz && cp Email-Outlook-Message-*/t/files/plain_unsent.msg "$out/message.msg"
 tar xf libetonyek_*.orig.tar.xz
 cp libetonyek-*/src/test/data/pages4-file.pages "$out/pages09.pages"
@@ -132,3 +132,10 @@ cp libetonyek-*/src/test/data/numbers3-file.numbers "$out/numbers2013.numbers"
 tar xf libvisio_*.orig.tar.xz
 cp libvisio-*/src/test/data/Visio5TextFieldsWithUnits.vsd "$out/visio5.vsd"
 cp libvisio-*/src/test/data/bgcolor.vsdx "$out/drawing.vsdx"
+# shared-mime-info's detection samples: OpenOffice.org 1.0 text, Works, Publisher (kept to its
+# first 128 KB there).
+tar xjf shared-mime-info_*.orig.tar.bz2 --wildcards '*/tests/mime-detection/ooo.sxw' \
+  '*/tests/mime-detection/test.wps' '*/tests/mime-detection/TS010082249.pub'
+cp shared-mime-info-*/tests/mime-detection/ooo.sxw "$out/ooo.sxw"
+cp shared-mime-info-*/tests/mime-detection/test.wps "$out/works.wps"
+cp shared-mime-info-*/tests/mime-detection/TS010082249.pub "$out/publisher.pub"

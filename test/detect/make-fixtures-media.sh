@@ -4,8 +4,9 @@
 # ImageMagick, LibreOffice, libjxl (cjxl), jxrlib (JxrEncApp), libicns (png2icns), icoutils
 # (icotool), DCMTK (img2dcm), abcMIDI (abc2midi), Musepack (mpcenc) and Gaupol's aeidon. Run from the repository
 # root:   bash test/detect/make-fixtures-media.sh [folder]
-# Formats no Debian tool writes (tracker modules, DSD) come from the test data of Debian source
-# packages fetched into that folder first: `apt-get source --download-only libopenmpt file`.
+# Formats no Debian tool writes (tracker modules, DSD, XCF, AMR, KTX, camera raw) come from the test
+# data of Debian source packages fetched into that folder first:
+# `apt-get source --download-only libopenmpt file shared-mime-info`.
 set -euo pipefail
 
 out="$(cd "$(dirname "$0")/../fixtures/detect" && pwd)/media"
@@ -131,8 +132,16 @@ if [ -n "$sources" ]; then
   for ext in mod xm s3m; do
     tar -xOzf "$sources"/libopenmpt_*.orig.tar.gz --wildcards "*/test/test.$ext" > "$out/module.$ext"
   done
+  # OpenMPT's own format is Impulse Tracker's with extensions: the only IT module a package ships.
+  tar -xOzf "$sources"/libopenmpt_*.orig.tar.gz --wildcards '*/test/test.mptm' > "$out/module.mptm"
   # file's test suite: a DSD stream file (DSF).
   tar -xOzf "$sources"/file_*.orig.tar.gz --wildcards '*/tests/dsd64-dsf.testfile' > "$out/dsd64.dsf"
+  # shared-mime-info's detection samples (it keeps at most the first 128 KB of a file).
+  smi() { tar -xOjf "$sources"/shared-mime-info_*.orig.tar.bz2 --wildcards "*/tests/mime-detection/$1" > "$out/$2"; }
+  smi test.xcf image.xcf
+  smi sample2.amr audio.amr
+  smi rgb-reference.ktx image.ktx
+  smi panasonic_lumix_dmc_fz38_05.rw2 camera.rw2
 fi
 
 ls -la "$out"

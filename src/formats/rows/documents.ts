@@ -39,6 +39,8 @@ export const DOCUMENT_ROWS: FormatRow[] = [
     'presentation',
     'application/vnd.oasis.opendocument.flat.presentation',
   ],
+  ['sxw', 'OpenOffice.org 1.0 text', 'document', 'application/vnd.sun.xml.writer', ['sxw', 'stw']],
+  ['wps', 'Microsoft Works document', 'document', 'application/vnd.ms-works', ['wps'], ['works']],
   ['abw', 'AbiWord document', 'document', 'application/x-abiword', ['abw', 'zabw'], ['abiword']],
   ['pages', 'Apple Pages document', 'document', 'application/vnd.apple.pages'],
   ['numbers', 'Apple Numbers spreadsheet', 'spreadsheet', 'application/vnd.apple.numbers'],
@@ -50,6 +52,7 @@ export const DOCUMENT_ROWS: FormatRow[] = [
     ['key'],
     ['keynote'],
   ],
+  ['pub', 'Microsoft Publisher document', 'document', 'application/x-mspublisher', ['pub'], ['publisher']],
   ['vsd', 'Visio drawing', 'document', 'application/vnd.visio', ['vsd', 'vss', 'vst'], ['visio']],
   [
     'vsdx',

@@ -24,6 +24,7 @@ export const MEDIA_ROWS: FormatRow[] = [
     ['pnm', 'ppm', 'pgm', 'pbm', 'pam'],
     ['ppm', 'pgm', 'pbm', 'netpbm'],
   ],
+  ['xcf', 'GIMP image', 'image', 'image/x-xcf'],
   ['dds', 'DirectDraw Surface', 'image', 'image/vnd.ms-dds'],
   ['exr', 'OpenEXR image', 'image', 'image/x-exr'],
   ['hdr', 'Radiance HDR image', 'image', 'image/vnd.radiance', ['hdr', 'rgbe'], ['radiance']],
@@ -37,10 +38,13 @@ export const MEDIA_ROWS: FormatRow[] = [
   ['wmf', 'Windows metafile', 'image', 'image/wmf', ['wmf'], ['x-wmf']],
   ['fits', 'FITS image', 'image', 'image/fits', ['fits', 'fit', 'fts']],
   ['dcm', 'DICOM image', 'image', 'application/dicom', ['dcm', 'dicom'], ['dicom']],
+  ['ktx', 'KTX texture', 'image', 'image/ktx', ['ktx', 'ktx2']],
   // camera raw
+  ['rw2', 'Panasonic RW2 raw image', 'image', 'image/x-panasonic-rw2'],
   // audio
   ['aiff', 'AIFF audio', 'audio', 'audio/aiff', ['aiff', 'aif', 'aifc'], ['aif', 'aifc']],
   ['au', 'Sun/NeXT audio', 'audio', 'audio/basic', ['au', 'snd']],
+  ['amr', 'AMR audio', 'audio', 'audio/amr'],
   ['wma', 'Windows Media audio', 'audio', 'audio/x-ms-wma'],
   ['mid', 'MIDI', 'audio', 'audio/midi', ['mid', 'midi', 'kar', 'rmi'], ['midi']],
   ['wv', 'WavPack audio', 'audio', 'audio/wavpack', ['wv'], ['wavpack']],
@@ -56,6 +60,7 @@ export const MEDIA_ROWS: FormatRow[] = [
   ['mod', 'ProTracker module', 'audio', 'audio/x-mod'],
   ['xm', 'FastTracker 2 module', 'audio', 'audio/x-xm'],
   ['s3m', 'Scream Tracker 3 module', 'audio', 'audio/x-s3m'],
+  ['it', 'Impulse Tracker module', 'audio', 'audio/x-it'],
   // video
   ['wmv', 'Windows Media video', 'video', 'video/x-ms-wmv', ['wmv', 'asf'], ['asf']],
   ['flv', 'Flash video', 'video', 'video/x-flv'],
