@@ -2,8 +2,9 @@
 # Regenerates the document, data and text-markup detection fixtures in
 # test/fixtures/detect/documents/ with the tools that write each format (LibreOffice, AbiWord,
 # pandoc, calibre, DjVuLibre, SQLite, netCDF, NumPy, Avro, mktorrent, text2pcap, GNU zip, javac/jar,
-# msitools, Ghostscript, shapelib), and copies the few that no Debian tool writes from Debian
-# source packages (`apt-get source`, see README.md). The hand-written text fixtures there are not touched.
+# msitools, Ghostscript, shapelib, apache-arrow and hyparquet-writer from npm), and copies the few
+# that no Debian tool writes from Debian source packages (`apt-get source`, see README.md). The
+# hand-written text fixtures there are not touched.
 # Run from the repository root:   bash test/detect/make-fixtures-documents.sh
 set -euo pipefail
 
@@ -88,6 +89,11 @@ rm -f "$out/files.torrent" && mktorrent -a http://tracker.example.org/announce -
 printf '0000  45 00 00 1c 00 01 00 00 40 01 7c de 7f 00 00 01 7f 00 00 01 08 00 f7 ff 00 00 00 00\n' > packet.txt
 text2pcap -q -F pcap -l 101 packet.txt "$out/capture.pcap"
 text2pcap -q -F pcapng -l 101 packet.txt "$out/capture.pcapng"
+# Apache Arrow IPC and Parquet: the apache-arrow and hyparquet-writer npm packages, in a throwaway folder.
+mkdir columnar && cp "$repo/test/detect/make-fixture-columnar.mjs" columnar/ && (cd columnar \
+  && echo '{"private":true,"type":"module"}' > package.json \
+  && npm install --no-audit --no-fund --silent apache-arrow@21.2.0 hyparquet-writer@0.17.0 \
+  && node make-fixture-columnar.mjs "$out/items.arrow" "$out/items.parquet")
 # dBASE III table: shapelib's dbfcreate and dbfadd (it writes a fixed 1995-07-26 header date).
 rm -f "$out/items.dbf" && dbfcreate "$out/items" -s name 16 -n qty 8 0 && dbfadd "$out/items" bolt 12 && dbfadd "$out/items" nut 7
 

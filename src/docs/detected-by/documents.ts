@@ -49,6 +49,8 @@ export const DETECTED_BY_DOCUMENTS: Record<string, string> = {
   hdf5: 'signature `\\x89HDF`',
   netcdf: 'signature `CDF\\x01`, `CDF\\x02` or `CDF\\x05`',
   npy: 'signature `\\x93NUMPY`',
+  parquet: 'signature `PAR1` (file-type)',
+  arrow: 'signature `ARROW1` (file-type)',
   orc: 'signature `ORC`',
   geojson: 'JSON with a `Feature` or `FeatureCollection` type',
   gpx: `${XML_ROOT} \`gpx\``,
