@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Regenerates the document, data and text-markup detection fixtures in
 # test/fixtures/detect/documents/ with the tools that write each format (LibreOffice, AbiWord,
-# pandoc, calibre, DjVuLibre, SQLite, netCDF, NumPy, Avro, mktorrent, text2pcap, GNU zip, javac/jar,
-# msitools, Ghostscript, shapelib, apache-arrow and hyparquet-writer from npm), and copies the few
-# that no Debian tool writes from Debian source packages (`apt-get source`, see README.md). The
-# hand-written text fixtures there are not touched.
+# pandoc, calibre, Free Pascal's chmcmd, DjVuLibre, SQLite, netCDF, NumPy, Avro, mktorrent,
+# text2pcap, GNU zip, javac/jar, msitools, Ghostscript, shapelib, apache-arrow and hyparquet-writer
+# from npm), and copies the few that no Debian tool writes from Debian source packages (`apt-get
+# source`, see README.md). The hand-written text fixtures there are not touched.
 # Run from the repository root:   bash test/detect/make-fixtures-documents.sh
 set -euo pipefail
 
@@ -65,6 +65,11 @@ pandoc -s -t opml report.md -o "$out/outline.opml"
 
 # --- calibre: Microsoft Reader
 ebook-convert "$out/../book.epub" book.lit >/dev/null 2>&1 && cp book.lit "$out/book.lit"
+
+# --- Compiled HTML Help: Free Pascal's chmcmd (fp-utils) from a one-page project
+printf '<html><head><title>Help</title></head><body><h1>Help</h1><p>Sales rose in the north.</p></body></html>\n' > index.html
+printf '[OPTIONS]\nCompiled file=help.chm\nDefault topic=index.html\nTitle=Help\n\n[FILES]\nindex.html\n' > help.hhp
+chmcmd help.hhp >/dev/null && cp help.chm "$out/help.chm"
 
 # --- DjVuLibre
 convert -size 32x32 gradient:white-black page.pgm && c44 page.pgm "$out/page.djvu"

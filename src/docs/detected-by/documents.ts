@@ -42,6 +42,7 @@ export const DETECTED_BY_DOCUMENTS: Record<string, string> = {
   mhtml: 'RFC 5322 header fields with `Content-Type: multipart/related`',
   ipynb: 'JSON with `nbformat` and `cells`',
   docbook: `${XML_ROOT} with the DocBook namespace or DOCTYPE`,
+  chm: 'signature `ITSF` (file-type)',
   lit: 'signature `ITOLITLS`',
   cbz: 'ZIP of pictures with `ComicInfo.xml` (pictures alone when declared cbz)',
   // data.ts

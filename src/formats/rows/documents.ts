@@ -70,6 +70,7 @@ export const DOCUMENT_ROWS: FormatRow[] = [
   ['ipynb', 'Jupyter notebook', 'document', 'application/x-ipynb+json', ['ipynb'], ['jupyter']],
   ['docbook', 'DocBook document', 'document', 'application/docbook+xml', ['dbk', 'docbook']],
   // ebooks that calibre reads
+  ['chm', 'Compiled HTML Help', 'ebook', 'application/vnd.ms-htmlhelp'],
   ['lit', 'Microsoft Reader ebook', 'ebook', 'application/x-ms-reader'],
   ['cbz', 'Comic book archive (ZIP)', 'ebook', 'application/vnd.comicbook+zip'],
 ];
