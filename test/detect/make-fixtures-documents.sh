@@ -94,11 +94,11 @@ rm -f "$out/files.torrent" && mktorrent -a http://tracker.example.org/announce -
 printf '0000  45 00 00 1c 00 01 00 00 40 01 7c de 7f 00 00 01 7f 00 00 01 08 00 f7 ff 00 00 00 00\n' > packet.txt
 text2pcap -q -F pcap -l 101 packet.txt "$out/capture.pcap"
 text2pcap -q -F pcapng -l 101 packet.txt "$out/capture.pcapng"
-# Apache Arrow IPC and Parquet: the apache-arrow and hyparquet-writer npm packages, in a throwaway folder.
-mkdir columnar && cp "$repo/test/detect/make-fixture-columnar.mjs" columnar/ && (cd columnar \
+# Arrow IPC, Parquet, Excel binary and Lotus 1-2-3: npm packages, in a throwaway folder.
+mkdir npm && cp "$repo/test/detect/make-fixtures-npm.mjs" npm/ && (cd npm \
   && echo '{"private":true,"type":"module"}' > package.json \
-  && npm install --no-audit --no-fund --silent apache-arrow@21.2.0 hyparquet-writer@0.17.0 \
-  && node make-fixture-columnar.mjs "$out/items.arrow" "$out/items.parquet")
+  && npm install --no-audit --no-fund --silent apache-arrow@21.2.0 hyparquet-writer@0.17.0 xlsx@0.18.5 \
+  && node make-fixtures-npm.mjs "$out")
 # dBASE III table: shapelib's dbfcreate and dbfadd (it writes a fixed 1995-07-26 header date).
 rm -f "$out/items.dbf" && dbfcreate "$out/items" -s name 16 -n qty 8 0 && dbfadd "$out/items" bolt 12 && dbfadd "$out/items" nut 7
 

@@ -16,6 +16,7 @@ export const DOCUMENT_ROWS: FormatRow[] = [
     'application/vnd.ms-excel.sheet.macroenabled.12',
     ['xlsm', 'xltm'],
   ],
+  ['xlsb', 'Excel binary workbook', 'spreadsheet', 'application/vnd.ms-excel.sheet.binary.macroenabled.12'],
   [
     'pptm',
     'PowerPoint macro-enabled presentation',
@@ -41,6 +42,14 @@ export const DOCUMENT_ROWS: FormatRow[] = [
   ],
   ['sxw', 'OpenOffice.org 1.0 text', 'document', 'application/vnd.sun.xml.writer', ['sxw', 'stw']],
   ['wps', 'Microsoft Works document', 'document', 'application/vnd.ms-works', ['wps'], ['works']],
+  [
+    'wk1',
+    'Lotus 1-2-3 worksheet',
+    'spreadsheet',
+    'application/vnd.lotus-1-2-3',
+    ['wk1', 'wk3', 'wk4', '123', 'wks'],
+    ['lotus'],
+  ],
   ['abw', 'AbiWord document', 'document', 'application/x-abiword', ['abw', 'zabw'], ['abiword']],
   ['pages', 'Apple Pages document', 'document', 'application/vnd.apple.pages'],
   ['numbers', 'Apple Numbers spreadsheet', 'spreadsheet', 'application/vnd.apple.numbers'],
