@@ -14,19 +14,9 @@ export type DetectTaskResult =
 /** The pool worker's task (piscina calls the default export): one detection, as detect() gives it. */
 export default async function runDetectTask(task: DetectTask): Promise<DetectTaskResult> {
   try {
-    const r = await detect(task.file, task.options);
-    return {
-      ok: true,
-      report: {
-        declared: r.declared,
-        detected: r.detected,
-        match: r.match,
-        mime: r.mime,
-        confidence: r.confidence,
-        ...(r.encrypted ? { encrypted: r.encrypted } : {}),
-        ...(r.encoding ? { encoding: r.encoding } : {}),
-      },
-    };
+    // The report is plain data: it crosses the thread whole, so no field (encoding source and
+    // confidence, version) is left behind.
+    return { ok: true, report: await detect(task.file, task.options) };
   } catch (e) {
     if (isFileconvError(e)) return { ok: false, code: e.code, message: e.message };
     return { ok: false, message: e instanceof Error ? e.message : String(e) };

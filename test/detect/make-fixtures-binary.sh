@@ -3,12 +3,13 @@
 # disk images, executables, fonts, 3D models) in test/fixtures/detect/binary/, one a variant, each
 # written by the tool that writes the format. RAR archives, which no Debian tool writes, and LHA
 # archives of each header level come from the test data of Debian's libarchive source package; a
-# Blender file from that of Debian's assimp source package. Fetch both into a folder first
-# (deb-src enabled): `apt-get source --download-only libarchive assimp`. Run from the repository root:
+# Blender file from that of Debian's assimp source package, a 3MF model from lib3mf's. Fetch them
+# into a folder first (deb-src enabled): `apt-get source --download-only libarchive assimp lib3mf`.
+# Run from the repository root:
 #   bash test/detect/make-fixtures-binary.sh [folder holding libarchive_*.orig.tar.xz, assimp_*.orig.tar.xz]
 # Tools: xz-utils bzip2 zstd lz4 lzip ncompress libarchive-tools cpio gcab rpm dpkg genisoimage
 # udftools arj binutils gcc llvm default-jdk-headless wabt python3-fonttools python3-brotli
-# eot-utils assimp-utils fonts-dejavu-core.
+# eot-utils assimp-utils fonts-dejavu-core aapt.
 set -euo pipefail
 
 out="$(cd "$(dirname "$0")/../fixtures/detect" && pwd)/binary"
@@ -115,6 +116,8 @@ sys.stdout.buffer.write(b"".join(binascii.a2b_uu(l) for l in body if l not in ("
     > "$out/default-248.blend"
   tar -xOf "$sources"/assimp_*.orig.tar.xz --wildcards \
     '*/test/models/BLEND/BlenderDefault_250_Compressed.blend' > "$out/default-250-gzip.blend"
+  # 3D Manufacturing Format: lib3mf's smallest test package (a beam-lattice box).
+  tar -xOf "$sources"/lib3mf_*.orig.tar.xz --wildcards '*/TestFiles/BeamLattice/Box_Simple.3mf' > "$out/box.3mf"
 fi
 
 # --- executables and bytecode
@@ -143,6 +146,15 @@ javac --release 8 -g:none -d java8 Answer.java && cp java8/Answer.class "$out/An
 javac -g:none -d java Answer.java && cp java/Answer.class "$out/Answer.class"
 printf '.class public LAnswer;\n.super Ljava/lang/Object;\n' > Answer.smali
 java -jar /usr/share/java/smali.jar assemble -o "$out/answer.dex" Answer.smali
+# An Android package: aapt compiles a manifest and one string resource (resources.arsc), then adds
+# the DEX file as classes.dex. Without the platform's android.jar the manifest has no android: attributes.
+mkdir -p apk/res/values
+printf '<?xml version="1.0" encoding="utf-8"?>\n<manifest package="org.example.answer">\n  <application/>\n</manifest>\n' \
+  > apk/AndroidManifest.xml
+printf '<?xml version="1.0" encoding="utf-8"?>\n<resources><string name="app_name">Answer</string></resources>\n' \
+  > apk/res/values/strings.xml
+cp "$out/answer.dex" apk/classes.dex
+(cd apk && aapt package -f -M AndroidManifest.xml -S res -F "$out/answer.apk" && aapt add "$out/answer.apk" classes.dex >/dev/null)
 
 # --- fonts: a two-glyph subset of DejaVu Sans, its WOFF wrappings, a CFF OpenType subset of URW
 # Bookman, a collection of both, and Embedded OpenType.

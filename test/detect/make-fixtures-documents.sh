@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # Regenerates the document, data and text-markup detection fixtures in
 # test/fixtures/detect/documents/ with the tools that write each format (LibreOffice, AbiWord,
-# pandoc, calibre, DjVuLibre, SQLite, netCDF, NumPy, Avro, mktorrent, text2pcap, GNU zip, javac/jar,
-# msitools, Ghostscript), and copies the few that no Debian tool writes from Debian source packages
-# (`apt-get source`, see README.md). The hand-written text fixtures there are not touched.
+# pandoc, calibre, Free Pascal's chmcmd, DjVuLibre, SQLite, netCDF, NumPy, Avro, mktorrent,
+# text2pcap, GNU zip, javac/jar, msitools, Ghostscript, shapelib, apache-arrow and hyparquet-writer
+# from npm), and copies the few that no Debian tool writes from Debian source packages (`apt-get
+# source`, see README.md). The hand-written text fixtures there are not touched.
 # Run from the repository root:   bash test/detect/make-fixtures-documents.sh
 set -euo pipefail
 
 out="$(cd "$(dirname "$0")/../fixtures/detect/documents" && pwd)"
+repo="$(cd "$(dirname "$0")/../.." && pwd)"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 cd "$work"
@@ -29,6 +31,11 @@ office 'pptm:Impress MS PowerPoint 2007 XML VBA' slides.odp && cp slides.pptm "$
 # LibreOffice writes its slide show with the presentation's content type: its bytes are a pptx.
 office 'ppsx:Impress MS PowerPoint 2007 XML AutoPlay' slides.odp && cp slides.ppsx "$out/slides.ppsx" || true
 office odg "$out/../logo.svg" && cp logo.odg "$out/drawing.odg" || true
+# ODF formula: LibreOffice Math (libreoffice-math) from a MathML equation.
+printf '<math xmlns="http://www.w3.org/1998/Math/MathML"><mrow><mi>a</mi><mo>+</mo><mi>b</mi></mrow></math>\n' > formula.mml
+office odf formula.mml && cp formula.odf "$out/formula.odf" || true
+# ODF database: LibreOffice Base (libreoffice-base) through UNO, over a dBASE folder.
+[ -n "${SKIP_OFFICE:-}" ] || { mkdir odb && /usr/bin/python3 "$repo/test/detect/make-fixture-odb.py" "$work/odb" "$out/items.odb"; }
 office fodt report.txt && cp report.fodt "$out/report.fodt" || true
 office fods sheet.csv && cp sheet.fods "$out/sheet.fods" || true
 office fodp slides.odp && cp slides.fodp "$out/slides.fodp" || true
@@ -59,6 +66,11 @@ pandoc -s -t opml report.md -o "$out/outline.opml"
 # --- calibre: Microsoft Reader
 ebook-convert "$out/../book.epub" book.lit >/dev/null 2>&1 && cp book.lit "$out/book.lit"
 
+# --- Compiled HTML Help: Free Pascal's chmcmd (fp-utils) from a one-page project
+printf '<html><head><title>Help</title></head><body><h1>Help</h1><p>Sales rose in the north.</p></body></html>\n' > index.html
+printf '[OPTIONS]\nCompiled file=help.chm\nDefault topic=index.html\nTitle=Help\n\n[FILES]\nindex.html\n' > help.hhp
+chmcmd help.hhp >/dev/null && cp help.chm "$out/help.chm"
+
 # --- DjVuLibre
 convert -size 32x32 gradient:white-black page.pgm && c44 page.pgm "$out/page.djvu"
 
@@ -82,6 +94,13 @@ rm -f "$out/files.torrent" && mktorrent -a http://tracker.example.org/announce -
 printf '0000  45 00 00 1c 00 01 00 00 40 01 7c de 7f 00 00 01 7f 00 00 01 08 00 f7 ff 00 00 00 00\n' > packet.txt
 text2pcap -q -F pcap -l 101 packet.txt "$out/capture.pcap"
 text2pcap -q -F pcapng -l 101 packet.txt "$out/capture.pcapng"
+# Arrow IPC, Parquet, Excel binary and Lotus 1-2-3: npm packages, in a throwaway folder.
+mkdir npm && cp "$repo/test/detect/make-fixtures-npm.mjs" npm/ && (cd npm \
+  && echo '{"private":true,"type":"module"}' > package.json \
+  && npm install --no-audit --no-fund --silent apache-arrow@21.2.0 hyparquet-writer@0.17.0 xlsx@0.18.5 \
+  && node make-fixtures-npm.mjs "$out")
+# dBASE III table: shapelib's dbfcreate and dbfadd (it writes a fixed 1995-07-26 header date).
+rm -f "$out/items.dbf" && dbfcreate "$out/items" -s name 16 -n qty 8 0 && dbfadd "$out/items" bolt 12 && dbfadd "$out/items" nut 7
 
 # --- ZIP-based: KMZ, comic book (ZIP), Java archive
 printf '<?xml version="1.0" encoding="UTF-8"?>\n<kml xmlns="http://www.opengis.net/kml/2.2"><Placemark><name>HQ</name><Point><coordinates>2.35,48.85</coordinates></Point></Placemark></kml>\n' > doc.kml
@@ -114,7 +133,8 @@ gs -q -dSAFER -dBATCH -dNOPAUSE -sDEVICE=xpswrite -o "$out/drawing.xps" drawing.
 
 # --- taken from Debian source packages (bookworm), which no Debian tool writes
 src="$work/src" && mkdir "$src" && cd "$src"
-apt-get source -q -d libemail-outlook-message-perl libetonyek libvisio >/dev/null 2>&1 || true
+apt-get source -q -d libemail-outlook-message-perl libetonyek libvisio shared-mime-info libimage-exiftool-perl \
+  >/dev/null 2>&1 || true
 tar xf libemail-outlook-message-perl_*.orig.tar.gz && cp Email-Outlook-Message-*/t/files/plain_unsent.msg "$out/message.msg"
 tar xf libetonyek_*.orig.tar.xz
 cp libetonyek-*/src/test/data/pages4-file.pages "$out/pages09.pages"
@@ -124,3 +144,12 @@ cp libetonyek-*/src/test/data/numbers3-file.numbers "$out/numbers2013.numbers"
 tar xf libvisio_*.orig.tar.xz
 cp libvisio-*/src/test/data/Visio5TextFieldsWithUnits.vsd "$out/visio5.vsd"
 cp libvisio-*/src/test/data/bgcolor.vsdx "$out/drawing.vsdx"
+# shared-mime-info's detection samples: OpenOffice.org 1.0 text, Works, Publisher (kept to its
+# first 128 KB there).
+tar xjf shared-mime-info_*.orig.tar.bz2 --wildcards '*/tests/mime-detection/ooo.sxw' \
+  '*/tests/mime-detection/test.wps' '*/tests/mime-detection/TS010082249.pub'
+cp shared-mime-info-*/tests/mime-detection/ooo.sxw "$out/ooo.sxw"
+cp shared-mime-info-*/tests/mime-detection/test.wps "$out/works.wps"
+cp shared-mime-info-*/tests/mime-detection/TS010082249.pub "$out/publisher.pub"
+# ExifTool's test images: a Windows shortcut.
+tar -xOJf libimage-exiftool-perl_*.orig.tar.xz --wildcards '*/t/images/LNK.lnk' > "$out/shortcut.lnk"

@@ -3,11 +3,16 @@
 # audio and video containers, subtitles) with the tools that write each format: FFmpeg,
 # ImageMagick, LibreOffice, libjxl (cjxl), jxrlib (JxrEncApp), libicns (png2icns), icoutils
 # (icotool), DCMTK (img2dcm), abcMIDI (abc2midi), Musepack (mpcenc) and Gaupol's aeidon. Run from the repository
-# root:   bash test/detect/make-fixtures-media.sh
+# root:   bash test/detect/make-fixtures-media.sh [folder]
+# Formats no Debian tool writes (tracker modules, DSD, XCF, AMR, KTX, Monkey's Audio, camera raw) come from the test
+# data of Debian source packages fetched into that folder first:
+# `apt-get source --download-only libopenmpt file shared-mime-info libimage-exiftool-perl`.
 set -euo pipefail
 
 out="$(cd "$(dirname "$0")/../fixtures/detect" && pwd)/media"
 mkdir -p "$out"
+sources="${1:-}"
+if [ -n "$sources" ]; then sources="$(cd "$sources" && pwd)"; fi
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 cd "$work"
@@ -121,6 +126,30 @@ project.open_main(sys.argv[1], 'utf-8')
 for fmt, path in ((aeidon.formats.MICRODVD, sys.argv[2]), (aeidon.formats.SSA, sys.argv[3])):
     project.save_main(aeidon.files.new(fmt, path, 'utf-8'))
 PY
+
+if [ -n "$sources" ]; then
+  # libopenmpt's own test modules (ProTracker, FastTracker 2, Scream Tracker 3).
+  for ext in mod xm s3m; do
+    tar -xOzf "$sources"/libopenmpt_*.orig.tar.gz --wildcards "*/test/test.$ext" > "$out/module.$ext"
+  done
+  # OpenMPT's own format is Impulse Tracker's with extensions: the only IT module a package ships.
+  tar -xOzf "$sources"/libopenmpt_*.orig.tar.gz --wildcards '*/test/test.mptm' > "$out/module.mptm"
+  # file's test suite: a DSD stream file (DSF).
+  tar -xOzf "$sources"/file_*.orig.tar.gz --wildcards '*/tests/dsd64-dsf.testfile' > "$out/dsd64.dsf"
+  # shared-mime-info's detection samples (it keeps at most the first 128 KB of a file).
+  smi() { tar -xOjf "$sources"/shared-mime-info_*.orig.tar.bz2 --wildcards "*/tests/mime-detection/$1" > "$out/$2"; }
+  smi test.xcf image.xcf
+  smi sample2.amr audio.amr
+  smi rgb-reference.ktx image.ktx
+  smi panasonic_lumix_dmc_fz38_05.rw2 camera.rw2
+  # ExifTool's test images: camera raws (image data cut down) and Monkey's Audio.
+  et() { tar -xOJf "$sources"/libimage-exiftool-perl_*.orig.tar.xz --wildcards "*/t/images/$1" > "$out/$2"; }
+  et CanonRaw.cr2 camera.cr2
+  et CanonRaw.cr3 camera.cr3
+  et DNG.dng camera.dng
+  et FujiFilm.raf camera.raf
+  et APE.ape audio.ape
+fi
 
 ls -la "$out"
 du -sh "$out"

@@ -23,6 +23,7 @@ export const BINARY_ROWS: FormatRow[] = [
   ['lzh', 'LHA archive', 'archive', 'application/x-lzh-compressed', ['lzh', 'lha'], ['lha']],
   ['arj', 'ARJ archive', 'archive', 'application/x-arj'],
   ['jar', 'Java archive', 'archive', 'application/java-archive', ['jar', 'war', 'ear']],
+  ['apk', 'Android package', 'archive', 'application/vnd.android.package-archive'],
   ['msi', 'Windows Installer package', 'archive', 'application/x-msi', ['msi', 'msp']],
   // executables and bytecode
   [
@@ -51,6 +52,7 @@ export const BINARY_ROWS: FormatRow[] = [
   ['glb', 'glTF binary model', 'model', 'model/gltf-binary'],
   ['gltf', 'glTF model', 'model', 'model/gltf+json'],
   ['ply', 'PLY 3D model', 'model', 'model/x-ply'],
+  ['3mf', '3D Manufacturing Format', 'model', 'model/3mf'],
   ['dae', 'COLLADA model', 'model', 'model/vnd.collada+xml'],
   ['blend', 'Blender file', 'model', 'application/x-blender'],
 ];

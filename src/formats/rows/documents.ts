@@ -16,6 +16,7 @@ export const DOCUMENT_ROWS: FormatRow[] = [
     'application/vnd.ms-excel.sheet.macroenabled.12',
     ['xlsm', 'xltm'],
   ],
+  ['xlsb', 'Excel binary workbook', 'spreadsheet', 'application/vnd.ms-excel.sheet.binary.macroenabled.12'],
   [
     'pptm',
     'PowerPoint macro-enabled presentation',
@@ -24,6 +25,8 @@ export const DOCUMENT_ROWS: FormatRow[] = [
     ['pptm', 'potm'],
   ],
   ['odg', 'OpenDocument drawing', 'image', 'application/vnd.oasis.opendocument.graphics', ['odg', 'otg']],
+  ['odf', 'OpenDocument formula', 'document', 'application/vnd.oasis.opendocument.formula'],
+  ['odb', 'OpenDocument database', 'data', 'application/vnd.oasis.opendocument.base'],
   ['fodt', 'Flat OpenDocument text', 'document', 'application/vnd.oasis.opendocument.flat.text'],
   [
     'fods',
@@ -37,6 +40,16 @@ export const DOCUMENT_ROWS: FormatRow[] = [
     'presentation',
     'application/vnd.oasis.opendocument.flat.presentation',
   ],
+  ['sxw', 'OpenOffice.org 1.0 text', 'document', 'application/vnd.sun.xml.writer', ['sxw', 'stw']],
+  ['wps', 'Microsoft Works document', 'document', 'application/vnd.ms-works', ['wps'], ['works']],
+  [
+    'wk1',
+    'Lotus 1-2-3 worksheet',
+    'spreadsheet',
+    'application/vnd.lotus-1-2-3',
+    ['wk1', 'wk3', 'wk4', '123', 'wks'],
+    ['lotus'],
+  ],
   ['abw', 'AbiWord document', 'document', 'application/x-abiword', ['abw', 'zabw'], ['abiword']],
   ['pages', 'Apple Pages document', 'document', 'application/vnd.apple.pages'],
   ['numbers', 'Apple Numbers spreadsheet', 'spreadsheet', 'application/vnd.apple.numbers'],
@@ -48,6 +61,7 @@ export const DOCUMENT_ROWS: FormatRow[] = [
     ['key'],
     ['keynote'],
   ],
+  ['pub', 'Microsoft Publisher document', 'document', 'application/x-mspublisher', ['pub'], ['publisher']],
   ['vsd', 'Visio drawing', 'document', 'application/vnd.visio', ['vsd', 'vss', 'vst'], ['visio']],
   [
     'vsdx',
@@ -56,6 +70,7 @@ export const DOCUMENT_ROWS: FormatRow[] = [
     'application/vnd.ms-visio.drawing.main+xml',
     ['vsdx', 'vssx', 'vstx'],
   ],
+  ['dbf', 'dBASE table', 'spreadsheet', 'application/x-dbf', ['dbf'], ['dbase']],
   ['xps', 'XPS document', 'document', 'application/vnd.ms-xpsdocument', ['xps', 'oxps'], ['oxps']],
   ['djvu', 'DjVu document', 'document', 'image/vnd.djvu', ['djvu', 'djv'], ['djv']],
   ['eml', 'E-mail message', 'document', 'message/rfc822', ['eml', 'mime'], ['email']],
@@ -64,6 +79,7 @@ export const DOCUMENT_ROWS: FormatRow[] = [
   ['ipynb', 'Jupyter notebook', 'document', 'application/x-ipynb+json', ['ipynb'], ['jupyter']],
   ['docbook', 'DocBook document', 'document', 'application/docbook+xml', ['dbk', 'docbook']],
   // ebooks that calibre reads
+  ['chm', 'Compiled HTML Help', 'ebook', 'application/vnd.ms-htmlhelp'],
   ['lit', 'Microsoft Reader ebook', 'ebook', 'application/x-ms-reader'],
   ['cbz', 'Comic book archive (ZIP)', 'ebook', 'application/vnd.comicbook+zip'],
 ];
