@@ -133,7 +133,7 @@ gs -q -dSAFER -dBATCH -dNOPAUSE -sDEVICE=xpswrite -o "$out/drawing.xps" drawing.
 
 # --- taken from Debian source packages (bookworm), which no Debian tool writes
 src="$work/src" && mkdir "$src" && cd "$src"
-apt-get source -q -d libemail-outlook-message-perl libetonyek libvisio shared-mime-info libimage-exiftool-perl \
+apt-get source -q -d libemail-outlook-message-perl libetonyek libvisio shared-mime-info \
   >/dev/null 2>&1 || true
 tar xf libemail-outlook-message-perl_*.orig.tar.gz && cp Email-Outlook-Message-*/t/files/plain_unsent.msg "$out/message.msg"
 tar xf libetonyek_*.orig.tar.xz
@@ -151,5 +151,3 @@ tar xjf shared-mime-info_*.orig.tar.bz2 --wildcards '*/tests/mime-detection/ooo.
 cp shared-mime-info-*/tests/mime-detection/ooo.sxw "$out/ooo.sxw"
 cp shared-mime-info-*/tests/mime-detection/test.wps "$out/works.wps"
 cp shared-mime-info-*/tests/mime-detection/TS010082249.pub "$out/publisher.pub"
-# ExifTool's test images: a Windows shortcut.
-tar -xOJf libimage-exiftool-perl_*.orig.tar.xz --wildcards '*/t/images/LNK.lnk' > "$out/shortcut.lnk"

@@ -6,7 +6,7 @@
 # root:   bash test/detect/make-fixtures-media.sh [folder]
 # Formats no Debian tool writes (tracker modules, DSD, XCF, AMR, KTX, Monkey's Audio, camera raw) come from the test
 # data of Debian source packages fetched into that folder first:
-# `apt-get source --download-only libopenmpt file shared-mime-info libimage-exiftool-perl`.
+# `apt-get source --download-only libopenmpt file shared-mime-info`.
 set -euo pipefail
 
 out="$(cd "$(dirname "$0")/../fixtures/detect" && pwd)/media"
@@ -142,13 +142,6 @@ if [ -n "$sources" ]; then
   smi sample2.amr audio.amr
   smi rgb-reference.ktx image.ktx
   smi panasonic_lumix_dmc_fz38_05.rw2 camera.rw2
-  # ExifTool's test images: camera raws (image data cut down) and Monkey's Audio.
-  et() { tar -xOJf "$sources"/libimage-exiftool-perl_*.orig.tar.xz --wildcards "*/t/images/$1" > "$out/$2"; }
-  et CanonRaw.cr2 camera.cr2
-  et CanonRaw.cr3 camera.cr3
-  et DNG.dng camera.dng
-  et FujiFilm.raf camera.raf
-  et APE.ape audio.ape
 fi
 
 ls -la "$out"

@@ -63,7 +63,6 @@ export const DETECTED_BY_DOCUMENTS: Record<string, string> = {
   mbox: 'first line `From ` with a date',
   torrent: 'bencoded dictionary opening with `announce` or `info`',
   pcapng: 'section header block `\\x0A\\x0D\\x0D\\x0A` with its byte-order magic',
-  lnk: 'header size `4C 00 00 00` and the shell link class id `00021401-0000-0000-C000-000000000046` (file-type)',
   opml: `${XML_ROOT} \`opml\``,
   rss: `${XML_ROOT} \`rss\` (or RSS 1.0 \`rdf:RDF\`)`,
   atom: `${XML_ROOT} \`feed\` in the Atom namespace`,

@@ -34,7 +34,6 @@ export const DATA_ROWS: FormatRow[] = [
   ['torrent', 'BitTorrent metainfo', 'data', 'application/x-bittorrent'],
   ['pcap', 'Packet capture (pcap)', 'data', 'application/vnd.tcpdump.pcap', ['pcap', 'cap']],
   ['pcapng', 'Packet capture (pcapng)', 'data', 'application/x-pcapng'],
-  ['lnk', 'Windows shortcut', 'data', 'application/x-ms-shortcut'],
   ['opml', 'OPML outline', 'data', 'text/x-opml'],
   ['rss', 'RSS feed', 'data', 'application/rss+xml'],
   ['atom', 'Atom feed', 'data', 'application/atom+xml'],

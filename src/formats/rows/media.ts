@@ -40,18 +40,13 @@ export const MEDIA_ROWS: FormatRow[] = [
   ['dcm', 'DICOM image', 'image', 'application/dicom', ['dcm', 'dicom'], ['dicom']],
   ['ktx', 'KTX texture', 'image', 'image/ktx', ['ktx', 'ktx2']],
   // camera raw
-  ['dng', 'Adobe DNG raw image', 'image', 'image/x-adobe-dng'],
-  ['cr2', 'Canon CR2 raw image', 'image', 'image/x-canon-cr2'],
-  ['cr3', 'Canon CR3 raw image', 'image', 'image/x-canon-cr3'],
   ['rw2', 'Panasonic RW2 raw image', 'image', 'image/x-panasonic-rw2'],
-  ['raf', 'Fujifilm RAF raw image', 'image', 'image/x-fuji-raf'],
   // audio
   ['aiff', 'AIFF audio', 'audio', 'audio/aiff', ['aiff', 'aif', 'aifc'], ['aif', 'aifc']],
   ['au', 'Sun/NeXT audio', 'audio', 'audio/basic', ['au', 'snd']],
   ['amr', 'AMR audio', 'audio', 'audio/amr'],
   ['wma', 'Windows Media audio', 'audio', 'audio/x-ms-wma'],
   ['mid', 'MIDI', 'audio', 'audio/midi', ['mid', 'midi', 'kar', 'rmi'], ['midi']],
-  ['ape', "Monkey's Audio", 'audio', 'audio/ape'],
   ['wv', 'WavPack audio', 'audio', 'audio/wavpack', ['wv'], ['wavpack']],
   ['ac3', 'Dolby Digital (AC-3) audio', 'audio', 'audio/ac3', ['ac3', 'eac3']],
   ['dts', 'DTS audio', 'audio', 'audio/vnd.dts'],
