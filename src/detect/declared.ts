@@ -13,7 +13,8 @@ import { CONFIDENCE, type Finding } from './types.js';
  *   is still Markdown to pandoc); only the declared parser ever reads it.
  * - A binary format whose content is text of any kind is refused: no PNG, PDF or DOCX is text.
  * - A confident finding (a signature, a container, a complete text parse) of another format is
- *   refused, except between formats one engine reads alike (mp4/m4a/mov, ogg/opus, pdf/pdfa).
+ *   refused, except between formats one engine reads alike (mp4/m4a/mov/3gp, ogg/opus/ogv,
+ *   mkv/mka/webm, wmv/wma, mp3/mp2, pdf/pdfa).
  * - Weak findings (truncated or unknown bytes) are left to the engine, which reports a damaged file.
  */
 
@@ -43,9 +44,11 @@ const isTextual = (id: FormatId) => TEXTUAL.has(id) || getFormat(id)?.family ===
 
 /** Formats one engine opens with the same reader, so a file of one declared as another is fine. */
 const ALIKE: FormatId[][] = [
-  ['mp4', 'm4a', 'mov'],
-  ['ogg', 'opus'],
-  ['webm', 'mkv'],
+  ['mp4', 'm4a', 'mov', '3gp', '3g2'],
+  ['ogg', 'opus', 'ogv'],
+  ['webm', 'mkv', 'mka'],
+  ['wmv', 'wma'],
+  ['mp3', 'mp2'],
   ['pdf', 'pdfa'],
   ['ps', 'eps'],
   ['heic', 'avif'],
