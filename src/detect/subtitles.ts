@@ -7,7 +7,9 @@ import { CONFIDENCE, type Finding } from './types.js';
  * before the general text sniffers, which would call them plain text or XML.
  */
 
-const TIME = String.raw`\d{1,2}:\d{2}:\d{2}[,.]\d{1,3}`;
+// SubRip's times separate milliseconds with a comma; a full stop is WebVTT's, and cues timed so
+// without a WEBVTT header are neither (the mimetype library's `not.srt` sample).
+const TIME = String.raw`\d{1,2}:\d{2}:\d{2},\d{1,3}`;
 const SRT_CUE = new RegExp(String.raw`^\d+[ \t]*\r?\n${TIME}[ \t]*-->[ \t]*${TIME}`);
 const LRC_LINE = /^\[(\d{1,3}:\d{2}(?:[.:]\d{1,3})?|(?:ar|ti|al|au|by|length|offset|re|ve|#)\s*:[^\]\n]*)\]/;
 
