@@ -11,58 +11,64 @@ const SEED_CONCURRENCY = 2;
  * (converters/_ffmpeg-formats.ts): no conversion makes them, so the self-test writes them itself.
  */
 const TONE = ['-f', 'lavfi', '-i', 'sine=frequency=440:duration=0.3'];
-const CLIP = ['-f', 'lavfi', '-i', 'testsrc=size=64x48:rate=25:duration=0.3', ...TONE, '-shortest'];
 
-const WRITERS: Record<FormatId, string[]> = {
-  aiff: [...TONE, '-c:a', 'pcm_s16be', '-f', 'aiff'],
-  au: [...TONE, '-c:a', 'pcm_mulaw', '-f', 'au'],
-  wma: [...TONE, '-c:a', 'wmav2', '-f', 'asf'],
-  wv: [...TONE, '-c:a', 'wavpack', '-f', 'wv'],
-  ac3: [...TONE, '-ar', '48000', '-c:a', 'ac3', '-f', 'ac3'],
-  dts: [...TONE, '-ar', '48000', '-ac', '2', '-c:a', 'dca', '-strict', '-2', '-f', 'dts'],
-  mka: [...TONE, '-c:a', 'flac', '-f', 'matroska'],
-  caf: [...TONE, '-c:a', 'pcm_s16le', '-f', 'caf'],
-  mp2: [...TONE, '-c:a', 'mp2', '-f', 'mp2'],
-  voc: [...TONE, '-ar', '8000', '-c:a', 'pcm_u8', '-f', 'voc'],
-  w64: [...TONE, '-c:a', 'pcm_s16le', '-f', 'w64'],
-  wmv: [...CLIP, '-c:v', 'wmv2', '-c:a', 'wmav2', '-f', 'asf'],
-  flv: [...CLIP, '-c:v', 'flv1', '-c:a', 'mp3', '-ar', '44100', '-f', 'flv'],
-  mpg: [...CLIP, '-c:v', 'mpeg1video', '-c:a', 'mp2', '-f', 'mpeg'],
-  m2ts: [...CLIP, '-c:v', 'mpeg2video', '-c:a', 'mp2', '-f', 'mpegts', '-mpegts_m2ts_mode', '1'],
-  '3gp': [...CLIP, '-c:v', 'mpeg4', '-c:a', 'aac', '-f', '3gp'],
-  '3g2': [...CLIP, '-c:v', 'mpeg4', '-c:a', 'aac', '-f', '3g2'],
-  ogv: [...CLIP, '-c:v', 'libtheora', '-c:a', 'libvorbis', '-f', 'ogg'],
-  rm: [...CLIP, '-c:v', 'rv10', '-c:a', 'ac3', '-f', 'rm'],
-  mxf: [...CLIP, '-c:v', 'mpeg2video', '-c:a', 'pcm_s16le', '-ar', '48000', '-f', 'mxf'],
-  dv: [
-    ...['-f', 'lavfi', '-i', 'testsrc=size=720x576:rate=25:duration=0.12', ...TONE, '-shortest'],
-    ...[
+/**
+ * The writers, with `sound` (FFmpeg input arguments) as every sample's audio: the self-test's
+ * spoken seed, so that audio and video to text have words to find, or a short tone.
+ */
+function writers(sound: string[]): Record<FormatId, string[]> {
+  const CLIP = ['-f', 'lavfi', '-i', 'testsrc=size=64x48:rate=25', ...sound, '-shortest'];
+  return {
+    aiff: [...sound, '-c:a', 'pcm_s16be', '-f', 'aiff'],
+    au: [...sound, '-c:a', 'pcm_mulaw', '-f', 'au'],
+    wma: [...sound, '-c:a', 'wmav2', '-f', 'asf'],
+    wv: [...sound, '-c:a', 'wavpack', '-f', 'wv'],
+    ac3: [...sound, '-ar', '48000', '-c:a', 'ac3', '-f', 'ac3'],
+    dts: [...sound, '-ar', '48000', '-ac', '2', '-c:a', 'dca', '-strict', '-2', '-f', 'dts'],
+    mka: [...sound, '-c:a', 'flac', '-f', 'matroska'],
+    caf: [...sound, '-c:a', 'pcm_s16le', '-f', 'caf'],
+    mp2: [...sound, '-c:a', 'mp2', '-f', 'mp2'],
+    voc: [...sound, '-ar', '8000', '-c:a', 'pcm_u8', '-f', 'voc'],
+    w64: [...sound, '-c:a', 'pcm_s16le', '-f', 'w64'],
+    wmv: [...CLIP, '-c:v', 'wmv2', '-c:a', 'wmav2', '-f', 'asf'],
+    flv: [...CLIP, '-c:v', 'flv1', '-c:a', 'mp3', '-ar', '44100', '-f', 'flv'],
+    mpg: [...CLIP, '-c:v', 'mpeg1video', '-c:a', 'mp2', '-f', 'mpeg'],
+    m2ts: [...CLIP, '-c:v', 'mpeg2video', '-c:a', 'mp2', '-f', 'mpegts', '-mpegts_m2ts_mode', '1'],
+    '3gp': [...CLIP, '-c:v', 'mpeg4', '-c:a', 'aac', '-f', '3gp'],
+    '3g2': [...CLIP, '-c:v', 'mpeg4', '-c:a', 'aac', '-f', '3g2'],
+    ogv: [...CLIP, '-c:v', 'libtheora', '-c:a', 'libvorbis', '-f', 'ogg'],
+    rm: [...CLIP, '-c:v', 'rv10', '-c:a', 'ac3', '-f', 'rm'],
+    mxf: [...CLIP, '-c:v', 'mpeg2video', '-c:a', 'pcm_s16le', '-ar', '48000', '-f', 'mxf'],
+    dv: [
+      ...['-f', 'lavfi', '-i', 'testsrc=size=720x576:rate=25', ...sound, '-shortest'],
+      ...[
+        '-pix_fmt',
+        'yuv420p',
+        '-c:v',
+        'dvvideo',
+        '-c:a',
+        'pcm_s16le',
+        '-ar',
+        '48000',
+        '-ac',
+        '2',
+        '-f',
+        'dv',
+      ],
+    ],
+    y4m: [
+      '-f',
+      'lavfi',
+      '-i',
+      'testsrc=size=64x48:rate=25:duration=0.3',
       '-pix_fmt',
       'yuv420p',
-      '-c:v',
-      'dvvideo',
-      '-c:a',
-      'pcm_s16le',
-      '-ar',
-      '48000',
-      '-ac',
-      '2',
       '-f',
-      'dv',
+      'yuv4mpegpipe',
     ],
-  ],
-  y4m: [
-    '-f',
-    'lavfi',
-    '-i',
-    'testsrc=size=64x48:rate=25:duration=0.3',
-    '-pix_fmt',
-    'yuv420p',
-    '-f',
-    'yuv4mpegpipe',
-  ],
-  swf: [...CLIP, '-c:v', 'flv1', '-c:a', 'mp3', '-ar', '44100', '-f', 'swf'],
-};
+    swf: [...CLIP, '-c:v', 'flv1', '-c:a', 'mp3', '-ar', '44100', '-f', 'swf'],
+  };
+}
 
 /** Subtitles no conversion writes (MicroDVD, SAMI) and SubRip, which the others are made from. */
 const SUBTITLES: Record<FormatId, string> = {
@@ -77,6 +83,7 @@ const SUBTITLES: Record<FormatId, string> = {
 export async function writeMediaSeeds(
   dir: string,
   ffmpeg: (args: string[]) => Promise<void>,
+  sound: string[] = TONE,
 ): Promise<Map<FormatId, string>> {
   const seeds = new Map<FormatId, string>();
   for (const [id, text] of Object.entries(SUBTITLES)) {
@@ -84,7 +91,7 @@ export async function writeMediaSeeds(
     await writeFile(path, text);
     seeds.set(id, path);
   }
-  await mapLimit(Object.entries(WRITERS), SEED_CONCURRENCY, async ([id, args]) => {
+  await mapLimit(Object.entries(writers(sound)), SEED_CONCURRENCY, async ([id, args]) => {
     const path = join(dir, `seed.${id}`);
     try {
       await ffmpeg([...args, path]);

@@ -5,7 +5,7 @@ import { type PlannerEngines, planConversion } from '../plan/graph.js';
 import type { Plan } from '../plan/types.js';
 import { mapLimit } from '../run/concurrency.js';
 import { runConversion } from '../run/runner.js';
-import { muxSpeechVideo, writeSeeds } from './seeds.js';
+import { muxSpeechVideo, speakingMediaSeeds, writeSeeds } from './seeds.js';
 
 /** The sample of each source format, or why there is none. */
 export interface Samples {
@@ -82,8 +82,10 @@ export async function makeSamples(
   }
   // The video seed gets the speech track too, so video to text has words to find.
   const speech = files.get('wav');
-  if (speech && files.has('mp4'))
+  if (speech && files.has('mp4')) {
     files.set('mp4', await muxSpeechVideo(dir, speech).catch(() => files.get('mp4')!));
+    for (const [id, path] of await speakingMediaSeeds(dir, speech)) files.set(id, path);
+  }
   let pending = [...needed].filter((f) => !files.has(f)).sort();
   // Two rounds: a format may only be reachable from a sample made in the first.
   for (let round = 0; round < 2 && pending.length > 0; round++) {

@@ -154,3 +154,8 @@ async function testVideo(mp4: string, audioInput: string[]): Promise<string> {
 export function muxSpeechVideo(dir: string, wav: string): Promise<string> {
   return testVideo(join(dir, 'seed-speech.mp4'), ['-i', wav]);
 }
+
+/** The read-only audio and video formats' samples written again with `wav` as their sound. */
+export function speakingMediaSeeds(dir: string, wav: string): Promise<Map<FormatId, string>> {
+  return writeMediaSeeds(dir, ffmpeg, ['-i', wav]);
+}
