@@ -38,6 +38,21 @@ const TEXT_FILES: Record<FormatId, string> = {
 
 /** A short program or configuration file of every source code format, each showing its language. */
 const CODE_FILES: Record<FormatId, string> = {
+  diff: 'diff --git a/src/app.c b/src/app.c\nindex 3b18e51..a9c2f4d 100644\n--- a/src/app.c\n+++ b/src/app.c\n@@ -1,4 +1,4 @@\n #include <stdio.h>\n int main(void) {\n-  printf("hello\\n");\n+  printf("hello, world\\n");\n   return 0;\n',
+  cs: 'using System;\nusing System.Collections.Generic;\n\nnamespace Inventory\n{\n    public class Item\n    {\n        public string Name { get; set; }\n        public int Quantity { get; init; }\n    }\n\n    public static class Program\n    {\n        public static void Main(string[] args)\n        {\n            var items = new List<Item> { new Item { Name = "bolt", Quantity = 12 } };\n            foreach (var item in items) Console.WriteLine($"{item.Name}: {item.Quantity}");\n        }\n    }\n}\n',
+  kt: 'package inventory\n\nimport kotlin.math.max\n\ndata class Item(val name: String, val quantity: Int)\n\nfun total(items: List<Item>): Int = items.sumOf { it.quantity }\n\nfun main() {\n    val items = listOf(Item("bolt", 12), Item("nut", 7))\n    println("total ${total(items)}, most ${max(12, 7)}")\n}\n',
+  swift:
+    'import Foundation\n\nstruct Item {\n    let name: String\n    var quantity: Int\n}\n\nfunc total(_ items: [Item]) -> Int {\n    return items.reduce(0) { $0 + $1.quantity }\n}\n\nlet items = [Item(name: "bolt", quantity: 12), Item(name: "nut", quantity: 7)]\nif let first = items.first {\n    print("first: \\(first.name), total: \\(total(items))")\n}\n',
+  r: 'library(stats)\n\nsales <- data.frame(region = c("north", "south"), units = c(12, 7))\nsummarise <- function(df) {\n  total <- sum(df$units)\n  mean_units <- mean(df$units)\n  list(total = total, mean = mean_units)\n}\nprint(summarise(sales))\n',
+  bat: '@echo off\nsetlocal\nrem Builds the project into the dist folder.\nset OUT=%~dp0dist\nif not exist "%OUT%" mkdir "%OUT%"\ncall npm run build\nif errorlevel 1 goto :fail\necho Built into %OUT%\ngoto :eof\n:fail\necho Build failed\nexit /b 1\n',
+  ps1: 'param(\n    [string]$Environment = "staging",\n    [switch]$DryRun\n)\n\nfunction Get-Target {\n    param([string]$Name)\n    return "$env:DEPLOY_ROOT\\$Name"\n}\n\n$target = Get-Target -Name $Environment\nWrite-Host "Deploying to $target"\nif (-not $DryRun) {\n    Copy-Item -Path "$PSScriptRoot\\dist\\*" -Destination $target -Recurse\n}\n',
+  hs: 'module Main where\n\nimport qualified Data.Map as Map\nimport Data.List (sortOn)\n\ntotal :: [Int] -> Int\ntotal = sum\n\nmain :: IO ()\nmain = do\n  let stock = Map.fromList [("bolt", 12), ("nut", 7)]\n  print (total (Map.elems stock))\n  mapM_ print (sortOn snd (Map.toList stock))\n',
+  scss: '$primary: #3366cc;\n$radius: 4px;\n\n@mixin rounded($r: $radius) {\n  border-radius: $r;\n}\n\n.button {\n  @include rounded;\n  color: $primary;\n  &:hover { color: darken($primary, 10%); }\n  &--large { padding: #{$radius * 2}; }\n}\n',
+  less: '@primary: #3366cc;\n@radius: 4px;\n\n.rounded(@r: @radius) {\n  border-radius: @r;\n}\n\n.button {\n  .rounded();\n  color: @primary;\n  &:hover { color: darken(@primary, 10%); }\n}\n',
+  properties:
+    '# Application settings\napp.name=Inventory service\napp.server.port=8080\napp.datasource.url=jdbc:postgresql://localhost/inventory\napp.datasource.username=inventory\nlogging.level.root=INFO\n',
+  xsl: '<?xml version="1.0" encoding="UTF-8"?>\n<xsl:stylesheet version="1.0" xmlns:xsl="http://www.w3.org/1999/XSL/Transform">\n  <xsl:template match="/">\n    <html><body><xsl:value-of select="report/title"/></body></html>\n  </xsl:template>\n</xsl:stylesheet>\n',
+  dtd: '<!ELEMENT note (to, from, body)>\n<!ELEMENT to (#PCDATA)>\n<!ELEMENT from (#PCDATA)>\n<!ELEMENT body (#PCDATA)>\n<!ATTLIST note date CDATA #IMPLIED>\n',
   c: '#include <stdio.h>\n\nint main(void) {\n  printf("fileconv self-test\\n");\n  return 0;\n}\n',
   cpp: '#include <iostream>\n\nint main() {\n  std::cout << "fileconv self-test" << std::endl;\n}\n',
   css: 'body {\n  color: #1a1a1a;\n  font-family: sans-serif;\n}\n',
