@@ -204,11 +204,12 @@ export function apiSuite(setupName: SetupName): void {
         expect(res.json.request_id).toBe(id);
         const kinds = res.json.events.map((e: { kind: string }) => e.kind);
         // The run's own events, written with its end, come in the order they happened.
-        expect(kinds.slice(0, 8)).toEqual([
+        expect(kinds.slice(0, 9)).toEqual([
           'received',
           'detected',
           'queued',
           'started',
+          'encoding',
           'step-started',
           'engine-try',
           'step-done',
@@ -323,6 +324,7 @@ export function apiSuite(setupName: SetupName): void {
         'detected',
         'queued',
         'started',
+        'encoding',
         'step-started',
         'engine-try',
         'engine-failed',
@@ -339,7 +341,7 @@ export function apiSuite(setupName: SetupName): void {
           await get(`${base}/api/public/requests/${rid}/timeline`)
         ).json.events;
         expect(events.map((e) => e.kind)).toEqual(FAILED_TRAIL);
-        expect(events[6]!.message).toMatch(/^data failed: .*aliases/);
+        expect(events[7]!.message).toMatch(/^data failed: .*aliases/);
         const times = events.map((e) => Date.parse(e.at));
         expect(times).toEqual([...times].sort((a, b) => a - b));
       });
