@@ -12,7 +12,7 @@ import { optionsFor } from '../src/engine/options.js';
 import { convertersDir } from '../src/engine/package-files.js';
 import { dpi, fit, height, landscape, margin, paper, quality, width } from '../src/engine/shared-options.js';
 import { FileconvError } from '../src/errors/index.js';
-import { extensionOf, type FormatId } from '../src/formats/index.js';
+import { extensionOf, type FormatId, GRAPHICS_TOOL_IMAGES } from '../src/formats/index.js';
 import { EngineProcessError, findBinary, runProcess } from '../src/run/process.js';
 import { pdfImageFromFile, writeImagesPdf } from './_image-pdf.js';
 import { IMAGE_PAGE_OPTIONS } from './_page-layout.js';
@@ -53,7 +53,7 @@ const OWN: FormatId[] = ['bmp', 'ico', 'heic'];
  * Formats beyond the web's: each converts to PNG and JPEG, and PNG converts to each (which is also
  * how the self-test gets a sample of them).
  */
-export const EXCHANGE: FormatId[] = ['tga', 'pcx', 'pnm', 'dds', 'hdr', 'xbm', 'xpm', 'sgi', 'fits', 'jp2'];
+export const EXCHANGE: FormatId[] = GRAPHICS_TOOL_IMAGES;
 // DDS is written with DXT5 block compression, XBM in black and white, XPM with a palette.
 const LOSSY_TARGETS = new Set<FormatId>(['jpg', 'gif', 'webp', 'heic', 'ico', 'dds', 'xbm', 'xpm', 'jp2']);
 /** Windows icons hold at most 256 x 256 pixels. */

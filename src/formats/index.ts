@@ -3,6 +3,7 @@ import type { FormatDef, FormatId } from './types.js';
 
 export { FAMILIES, type FormatDef, type FormatFamily, type FormatId } from './types.js';
 export { FORMATS };
+export { GRAPHICS_TOOL_IMAGES, SUBTITLE_FORMATS } from './rows/media.js';
 
 const byId = new Map(FORMATS.map((f) => [f.id, f]));
 const byName = new Map<string, FormatDef>();

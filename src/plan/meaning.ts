@@ -1,5 +1,11 @@
 import type { ConversionEdge } from '../engine/contract.js';
-import { type FormatFamily, type FormatId, getFormat } from '../formats/index.js';
+import {
+  type FormatFamily,
+  type FormatId,
+  GRAPHICS_TOOL_IMAGES,
+  getFormat,
+  SUBTITLE_FORMATS,
+} from '../formats/index.js';
 
 /**
  * The catalog rule: a chain is listed only where every step keeps the meaning of the content.
@@ -12,6 +18,7 @@ export type ContentKind =
   | 'code'
   | 'table'
   | 'picture'
+  | 'rendering'
   | 'animation'
   | 'frame'
   | 'recording'
@@ -20,7 +27,8 @@ export type ContentKind =
   | 'clip'
   | 'recognised'
   | 'transcript'
-  | 'contents';
+  | 'contents'
+  | 'cues';
 
 /** What a step does to the content, from the engine family and the family of the format it writes. */
 export type StepAction = 'words' | 'image' | 'audio' | 'video' | 'ocr' | 'speak' | 'transcribe';
@@ -61,6 +69,8 @@ const WORD_FAMILIES: readonly FormatFamily[] = [
 /** Formats that hold printed pages, and so a picture placed on a page. */
 const PAGE_FORMATS: readonly FormatId[] = ['pdf', 'pdfa', 'ps'];
 const PICTURE_HOLDERS: Holders = { families: ['image'], plus: PAGE_FORMATS };
+/** The image formats pictures are shared in: all but the graphics tools' own. */
+const SHARED_IMAGES: Holders = { families: ['image'], except: GRAPHICS_TOOL_IMAGES };
 /** A picture stays one on a page or in another image format, and becomes text through OCR only. */
 const PICTURE_TURNS: KindRule['turns'] = {
   image: { becomes: 'picture' },
@@ -75,7 +85,7 @@ export const KIND_RULES: readonly KindRule[] = [
     holders: { families: WORD_FAMILIES },
     turns: {
       words: { becomes: 'prose' },
-      image: { becomes: 'picture' },
+      image: { becomes: 'rendering' },
       // a PDF that is scanned pages has its words in pictures
       ocr: { becomes: 'recognised' },
       speak: { becomes: 'speech', firstStepOnly: true },
@@ -99,7 +109,7 @@ export const KIND_RULES: readonly KindRule[] = [
     kind: 'table',
     what: 'rows and cells, or slides: spreadsheets, data files, presentations',
     holders: { families: WORD_FAMILIES.filter((f) => f !== 'ebook') },
-    turns: { words: { becomes: 'table' }, image: { becomes: 'picture' } },
+    turns: { words: { becomes: 'table' }, image: { becomes: 'rendering' } },
     excludes:
       'An ebook is reflowable prose; a sheet, a data file or a slide deck poured into one is not a ' +
       'book anyone reads, so spreadsheet, data and presentation to ebook are not listed, nor to audio.',
@@ -115,6 +125,16 @@ export const KIND_RULES: readonly KindRule[] = [
       'comes out of a picture through OCR only.',
   },
   {
+    kind: 'rendering',
+    what: 'a page of a document, a sheet or a slide rendered to a picture',
+    holders: { families: SHARED_IMAGES.families, except: SHARED_IMAGES.except, plus: PAGE_FORMATS },
+    turns: { image: { becomes: 'rendering' }, words: { becomes: 'rendering' }, ocr: { becomes: 'recognised' } },
+    excludes:
+      'As a picture, but a page is a preview to look at or share: it is not written in the formats ' +
+      `of graphics tools (${GRAPHICS_TOOL_IMAGES.join(', ')}), which hold pictures made to be edited, ` +
+      'textures or measurements.',
+  },
+  {
     kind: 'animation',
     what: 'an animated GIF as given by the user',
     holders: PICTURE_HOLDERS,
@@ -124,11 +144,12 @@ export const KIND_RULES: readonly KindRule[] = [
   {
     kind: 'frame',
     what: 'a still or a GIF taken from a video',
-    holders: { families: ['image'] },
+    holders: SHARED_IMAGES,
     turns: { image: { becomes: 'frame' } },
     excludes:
-      'A frame of a video is a thumbnail or a clip: it is not put on a page, and OCR never reads ' +
-      'it (nobody converting a video to a document means "recognise the text of one frame").',
+      'A frame of a video is a thumbnail or a clip: it is not put on a page nor written in the ' +
+      'formats of graphics tools, and OCR never reads it (nobody converting a video to a document ' +
+      'means "recognise the text of one frame").',
   },
   {
     kind: 'recording',
@@ -188,6 +209,16 @@ export const KIND_RULES: readonly KindRule[] = [
       'An archive gives a listing of its entries (plain text) or another archive of the same ' +
       'entries; the listing is not a document to lay out, so archive to PDF, Word or HTML is not listed.',
   },
+  {
+    kind: 'cues',
+    what: 'timed captions or lyrics: subtitle files',
+    holders: { families: [], plus: [...SUBTITLE_FORMATS, 'txt'] },
+    turns: { words: { becomes: 'cues' } },
+    excludes:
+      'Subtitles are lines timed to a recording: they convert between subtitle formats and to ' +
+      'plain text (their lines without times). A PDF, an office document, an ebook or speech made ' +
+      'of captions is nothing anyone converting subtitles expects.',
+  },
 ];
 
 const RULES = new Map(KIND_RULES.map((r) => [r.kind, r]));
@@ -195,6 +226,7 @@ const RULES = new Map(KIND_RULES.map((r) => [r.kind, r]));
 /** The kind of the user's file, from its format. */
 export function sourceKind(format: FormatId): ContentKind {
   if (format === 'gif') return 'animation';
+  if (SUBTITLE_FORMATS.includes(format)) return 'cues';
   switch (getFormat(format)?.family) {
     case 'image':
       return 'picture';

@@ -49,6 +49,32 @@ describe('the catalog rule on a small graph', () => {
     expect(keys.has('mp4-epub')).toBe(false);
   });
 
+  it('writes graphics tools\' formats from pictures only, never a rendered page or a video frame', () => {
+    const more = [...engines, upperEngine('magick', [e('png', 'tga', 'image'), e('png', 'jpg', 'image')])];
+    const listed = new Set(buildCatalog(more).map((p) => p.key));
+    expect(listed.has('png-tga')).toBe(true);
+    expect(listed.has('pdf-tga')).toBe(false);
+    expect(listed.has('docx-tga')).toBe(false);
+    expect(listed.has('mp4-tga')).toBe(false);
+    expect(listed.has('docx-jpg')).toBe(true);
+    expect(listed.has('mp4-jpg')).toBe(true);
+  });
+
+  it('converts subtitles between each other and to plain text only', () => {
+    const more = [
+      ...engines,
+      upperEngine('subs', [e('srt', 'vtt', 'text'), e('vtt', 'srt', 'text'), e('srt', 'txt', 'text')]),
+      upperEngine('writer', [e('txt', 'docx', 'document'), e('txt', 'pdf', 'document')]),
+    ];
+    const listed = new Set(buildCatalog(more).map((p) => p.key));
+    expect(listed.has('srt-vtt')).toBe(true);
+    expect(listed.has('vtt-txt')).toBe(true);
+    expect(listed.has('srt-docx')).toBe(false);
+    expect(listed.has('srt-pdf')).toBe(false);
+    expect(listed.has('srt-wav')).toBe(false);
+    expect(listed.has('txt-docx')).toBe(true);
+  });
+
   it('finds another path when the cheapest one breaks the rule', () => {
     // png to pdf to txt would extract the text layer of a picture: OCR is the way
     const more = [...engines, upperEngine('pdftext', [e('pdf', 'txt', 'document')])];

@@ -2,6 +2,16 @@ import type { FormatRow } from '../types.js';
 
 // Images beyond the web's, camera raw, audio and video containers beyond MP4 and Matroska, and
 // subtitles (text underneath, kept here with the media they belong to).
+/**
+ * Images made to be opened in graphics tools (textures, scientific data, scanner and exchange
+ * formats), not to be shared: the catalog writes them from pictures only, never a rendered page or
+ * a video's frame in them.
+ */
+export const GRAPHICS_TOOL_IMAGES = ['tga', 'pcx', 'pnm', 'dds', 'hdr', 'xbm', 'xpm', 'sgi', 'fits', 'jp2'];
+
+/** Timed captions and lyrics: they convert between each other and to plain text. */
+export const SUBTITLE_FORMATS = ['srt', 'vtt', 'ass', 'sub', 'lrc', 'ttml', 'smi'];
+
 export const MEDIA_ROWS: FormatRow[] = [
   // images
   ['jxl', 'JPEG XL image', 'image', 'image/jxl'],
