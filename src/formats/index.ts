@@ -1,9 +1,9 @@
 import { FORMATS } from './registry.js';
 import type { FormatDef, FormatId } from './types.js';
 
+export { GRAPHICS_TOOL_IMAGES, SUBTITLE_FORMATS } from './rows/media.js';
 export { FAMILIES, type FormatDef, type FormatFamily, type FormatId } from './types.js';
 export { FORMATS };
-export { GRAPHICS_TOOL_IMAGES, SUBTITLE_FORMATS } from './rows/media.js';
 
 const byId = new Map(FORMATS.map((f) => [f.id, f]));
 const byName = new Map<string, FormatDef>();

@@ -128,7 +128,11 @@ export const KIND_RULES: readonly KindRule[] = [
     kind: 'rendering',
     what: 'a page of a document, a sheet or a slide rendered to a picture',
     holders: { families: SHARED_IMAGES.families, except: SHARED_IMAGES.except, plus: PAGE_FORMATS },
-    turns: { image: { becomes: 'rendering' }, words: { becomes: 'rendering' }, ocr: { becomes: 'recognised' } },
+    turns: {
+      image: { becomes: 'rendering' },
+      words: { becomes: 'rendering' },
+      ocr: { becomes: 'recognised' },
+    },
     excludes:
       'As a picture, but a page is a preview to look at or share: it is not written in the formats ' +
       `of graphics tools (${GRAPHICS_TOOL_IMAGES.join(', ')}), which hold pictures made to be edited, ` +

@@ -49,7 +49,7 @@ describe('the catalog rule on a small graph', () => {
     expect(keys.has('mp4-epub')).toBe(false);
   });
 
-  it('writes graphics tools\' formats from pictures only, never a rendered page or a video frame', () => {
+  it("writes graphics tools' formats from pictures only, never a rendered page or a video frame", () => {
     const more = [...engines, upperEngine('magick', [e('png', 'tga', 'image'), e('png', 'jpg', 'image')])];
     const listed = new Set(buildCatalog(more).map((p) => p.key));
     expect(listed.has('png-tga')).toBe(true);
