@@ -1,8 +1,9 @@
 import type { FormatId } from '../src/formats/index.js';
 
 /**
- * Audio and video formats FFmpeg only reads here: each converts to the family's usual targets
- * (audio to MP3 and WAV; video to MP4, and MP3 for its sound), and from those to the rest.
+ * Audio and video formats FFmpeg only reads here: each converts in one step to every audio format
+ * FFmpeg writes here (video also to every video format and a GIF), never through a second lossy
+ * encoding.
  * Each is read with the demuxer named below, never sniffed (see DEMUXER in ffmpeg.ts). AMR and
  * Monkey's Audio are left out though FFmpeg reads them: no Debian tool writes them, so the
  * self-test could not make a sample of either.
@@ -36,6 +37,3 @@ export const READ_ONLY_VIDEO: Record<FormatId, string> = {
   y4m: 'yuv4mpegpipe',
   swf: 'swf',
 };
-
-export const READ_ONLY_AUDIO_TARGETS: FormatId[] = ['mp3', 'wav'];
-export const READ_ONLY_VIDEO_TARGETS: FormatId[] = ['mp4', 'mp3'];

@@ -14,12 +14,7 @@ import { FileconvError } from '../src/errors/index.js';
 import { extensionOf, type FormatId } from '../src/formats/index.js';
 import { EngineProcessError, findBinary, probeBinary, runProcess } from '../src/run/process.js';
 import { keepSmaller, refuseLossless, VIDEO_PRESETS } from './_compress.js';
-import {
-  READ_ONLY_AUDIO,
-  READ_ONLY_AUDIO_TARGETS,
-  READ_ONLY_VIDEO,
-  READ_ONLY_VIDEO_TARGETS,
-} from './_ffmpeg-formats.js';
+import { READ_ONLY_AUDIO, READ_ONLY_VIDEO } from './_ffmpeg-formats.js';
 
 const AUDIO = ['mp3', 'wav', 'ogg', 'flac', 'm4a', 'aac', 'opus'] as const;
 const VIDEO = ['mp4', 'webm', 'mkv', 'mov', 'avi'] as const;
@@ -115,16 +110,14 @@ const edges: ConversionEdge[] = [
   ...edgesBetween(VIDEO, ['gif'], { family: 'video', lossy: true, cost: 12 }),
   // An animated GIF played as a video: the video options (crf, resolution) apply.
   ...edgesBetween(['gif'], ['mp4', 'webm'], { family: 'video', lossy: true, cost: 10 }),
-  ...edgesBetween(Object.keys(READ_ONLY_AUDIO), READ_ONLY_AUDIO_TARGETS, (_from, to) => ({
+  ...edgesBetween(Object.keys(READ_ONLY_AUDIO), AUDIO, (_from, to) => ({
     family: 'audio',
     lossy: !LOSSLESS_AUDIO.has(to),
     cost: 5,
   })),
-  ...edgesBetween(Object.keys(READ_ONLY_VIDEO), READ_ONLY_VIDEO_TARGETS, (_from, to) => ({
-    family: 'video',
-    lossy: true,
-    cost: to === 'mp3' ? 6 : 10,
-  })),
+  ...edgesBetween(Object.keys(READ_ONLY_VIDEO), VIDEO, { family: 'video', lossy: true, cost: 10 }),
+  ...edgesBetween(Object.keys(READ_ONLY_VIDEO), AUDIO, { family: 'video', lossy: true, cost: 6 }),
+  ...edgesBetween(Object.keys(READ_ONLY_VIDEO), ['gif'], { family: 'video', lossy: true, cost: 12 }),
 ];
 
 /** Input arguments that read `path` as `format` with the forced demuxer and local files only. */
