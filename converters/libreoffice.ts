@@ -226,7 +226,8 @@ for (const [id, v] of Object.entries(VARIANTS)) {
 }
 const VARIANT_EDGES: ConversionEdge[] = Object.entries(VARIANTS).flatMap(([id, v]) => [
   ...familyEdges([id], COUNTERPARTS[v.module], () => MODULE_FAMILY[v.module]),
-  ...familyEdges([v.base], [id], () => MODULE_FAMILY[v.module]),
+  // Saving a file as its variant is wanted from that file only, not at the end of a chain.
+  ...familyEdges([v.base], [id], () => MODULE_FAMILY[v.module]).map((e) => ({ ...e, alone: true as const })),
 ]);
 
 const EDGES: ConversionEdge[] = [

@@ -18,6 +18,11 @@ export interface ConversionEdge {
   /** The step writes one file per page (pdf to png) instead of one file. */
   multiOutput?: boolean;
   /**
+   * The step is a conversion only on its own: it reads the user's file and nothing follows it
+   * (a Word file saved macro-enabled is wanted as such, a CSV poured into one is not).
+   */
+  alone?: true;
+  /**
    * True for options under which the planner leaves this step out and takes another path, e.g.
    * LibreOffice's PDF layout import gives way to the text path for `mode: "text"`.
    */

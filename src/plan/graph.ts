@@ -115,7 +115,8 @@ function better(a: Candidate, b: Candidate, ocr = false): boolean {
 /**
  * Best path to every format reachable from `from` in at most MAX_STEPS steps. A multiOutput step
  * (one file per page) may only end a path, so engines whose edge is multiOutput are dropped from
- * intermediate steps. A step is taken only where it keeps the meaning of the content (meaning.ts).
+ * intermediate steps. A step is taken only where it keeps the meaning of the content (meaning.ts),
+ * and an `alone` step only as the whole path.
  */
 function bestPathsFrom(
   graph: ConversionGraph,
@@ -131,6 +132,8 @@ function bestPathsFrom(
       if (path.formats.includes(to)) continue;
       const offers = all.filter((o) => !o.edge.skipWhen?.(options));
       if (offers.length === 0) continue;
+      const alone = offers[0]!.edge.alone === true;
+      if (alone && path.offers.length > 0) continue;
       const kind = nextKind(path.kind, offers[0]!.edge, path.offers.length);
       if (!kind) continue;
       const next: Candidate = {
@@ -142,7 +145,7 @@ function bestPathsFrom(
       };
       const current = best.get(to);
       if (!current || better(next, current, options.ocr === true)) best.set(to, next);
-      if (next.offers.length < MAX_STEPS) {
+      if (next.offers.length < MAX_STEPS && !alone) {
         const single = offers.filter((o) => !o.edge.multiOutput);
         if (single.length === 0) continue;
         const singleKind = nextKind(path.kind, single[0]!.edge, path.offers.length);

@@ -60,6 +60,16 @@ describe('the catalog rule on a small graph', () => {
     expect(listed.has('mp4-jpg')).toBe(true);
   });
 
+  it("lists a step marked alone only as a whole conversion from the user's file", () => {
+    const save = { ...e('docx', 'docm', 'document'), alone: true as const };
+    const more = [...engines, upperEngine('variant', [save, e('docm', 'pdf', 'document')])];
+    const listed = new Set(buildCatalog(more).map((p) => p.key));
+    expect(listed.has('docx-docm')).toBe(true);
+    expect(listed.has('docm-pdf')).toBe(true);
+    expect(listed.has('pdf-docm')).toBe(false);
+    expect(listed.has('txt-docm')).toBe(false);
+  });
+
   it('converts subtitles between each other and to plain text only', () => {
     const more = [
       ...engines,
