@@ -71,10 +71,12 @@ COPY --from=build /usr/local/bin/node /usr/local/bin/node
 COPY --from=build /opt/fileconv /opt/fileconv
 ENV PATH=/opt/fileconv/bin:$PATH
 # The engines, fonts and bubblewrap by fileconv's own installer (the same list `fileconv doctor`
-# checks), then tini: as PID 1 it reaps the engines' orphaned children and passes SIGTERM on.
+# checks) with the 20 most used OCR languages (IMAGE_OCR_LANGUAGES in src/run/ocr-languages.ts),
+# then tini: as PID 1 it reaps the engines' orphaned children and passes SIGTERM on.
 RUN apt-get update \
  && apt-get install -y --no-install-recommends tini \
  && fileconv doctor --install \
+    --ocr-langs eng,deu,fra,spa,por,ita,nld,pol,rus,ukr,tur,ara,hin,ben,chi_sim,chi_tra,jpn,kor,vie,ind \
  && rm -rf /var/lib/apt/lists/* /var/cache/apt/archives/*.deb
 # The server runs as an unprivileged user; the data directory is its one volume.
 RUN useradd --system --uid 10001 --user-group --create-home --home-dir /home/fileconv \

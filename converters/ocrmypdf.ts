@@ -7,6 +7,7 @@ import { optionsFor } from '../src/engine/options.js';
 import { keepActiveContent, lang, ocr } from '../src/engine/shared-options.js';
 import { FileconvError } from '../src/errors/index.js';
 import type { FormatId } from '../src/formats/index.js';
+import { assertOcrLanguages } from '../src/run/ocr-languages.js';
 import { EngineProcessError, findBinary, probeBinary, runProcess } from '../src/run/process.js';
 import { statedResolution } from './_image-resolution.js';
 import { checkOcrPixels } from './_ocr-limits.js';
@@ -75,6 +76,9 @@ export default defineConverter({
   concurrency: 1,
   timeoutMs: 600_000,
   probe: () => probeBinary(['ocrmypdf'], ['--version'], /^(\d+\.\d+(?:\.\d+)?)/),
+  async checkOptions(given) {
+    await assertOcrLanguages(optionsFor(OPTIONS, given).lang ?? 'eng');
+  },
   async run({ edge, input, outDir, options: given }, ctx) {
     const o = optionsFor(OPTIONS, given);
     const binary = findBinary(['ocrmypdf']);

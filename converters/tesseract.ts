@@ -11,6 +11,7 @@ import { expandPages, optionsFor } from '../src/engine/options.js';
 import { dpi, lang, ocr, pages } from '../src/engine/shared-options.js';
 import { FileconvError } from '../src/errors/index.js';
 import type { FormatId } from '../src/formats/index.js';
+import { assertOcrLanguages } from '../src/run/ocr-languages.js';
 import { EngineProcessError, findBinary, probeBinary, runProcess } from '../src/run/process.js';
 import { checkImagePixels } from './_ocr-limits.js';
 import { checkRasterLimits, pdfPageCount, pdfPageSizes, popplerTool } from './_pdf.js';
@@ -59,38 +60,10 @@ async function checkMagic(format: FormatId, input: string): Promise<void> {
   }
 }
 
-let installedLangs: Promise<Set<string>> | undefined;
-
-function listLangs(tesseract: string, ctx: StepContext): Promise<Set<string>> {
-  installedLangs ??= runProcess(tesseract, ['--list-langs'], ctx)
-    .then(
-      ({ stdout, stderr }) =>
-        new Set(
-          `${stdout}\n${stderr}`
-            .split('\n')
-            .slice(1)
-            .map((l) => l.trim())
-            .filter(Boolean),
-        ),
-    )
-    .catch((e) => {
-      installedLangs = undefined;
-      throw e;
-    });
-  return installedLangs;
-}
-
 /** The `-l` value, each `+`-joined language checked against the installed traineddata. */
-async function languageArg(tesseract: string, lang: string | undefined, ctx: StepContext): Promise<string> {
+async function languageArg(lang: string | undefined): Promise<string> {
   const wanted = lang ?? DEFAULT_LANG;
-  const installed = await listLangs(tesseract, ctx);
-  const missing = wanted.split('+').filter((l) => !installed.has(l));
-  if (missing.length > 0) {
-    throw new FileconvError(
-      'INVALID_REQUEST',
-      `OCR language ${missing.join(', ')} is not installed; installed: ${[...installed].join(', ')}.`,
-    );
-  }
+  await assertOcrLanguages(wanted);
   return wanted;
 }
 
@@ -168,12 +141,15 @@ export default defineConverter({
   concurrency: 1,
   timeoutMs: 300_000,
   probe: () => probeBinary(['tesseract'], ['--version'], /tesseract\s+v?(\S+)/),
+  async checkOptions(given) {
+    await languageArg(optionsFor(OPTIONS, given).lang);
+  },
   async run({ edge, input, outDir, options: given }, ctx) {
     const options = optionsFor(OPTIONS, given);
     const tesseract = findBinary(['tesseract']);
     if (!tesseract) throw new FileconvError('CONVERT_FAILED', 'tesseract is not installed.');
     await checkMagic(edge.from, input);
-    const lang = await languageArg(tesseract, options.lang, ctx);
+    const lang = await languageArg(options.lang);
     if (edge.from === 'pdf') {
       const output = join(outDir, 'output.txt');
       await writeFile(output, await ocrPdfToText(tesseract, input, lang, options, ctx));

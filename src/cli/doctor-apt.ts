@@ -1,5 +1,6 @@
 import { execa } from 'execa';
 import { findBinary } from '../run/binary.js';
+import { OCR_LANGUAGE_CODE, ocrLanguagePackage } from '../run/ocr-languages.js';
 
 /** What every engine runs inside (src/run/confine.ts): bubblewrap's mount namespace. */
 export const SANDBOX_PACKAGES = ['bubblewrap'];
@@ -17,6 +18,8 @@ export const TEST_TOOL_PACKAGES = [
   'libimage-exiftool-perl',
   'uchardet',
   'python3-msoffcrypto-tool',
+  // A second OCR language (test/operations/ocr-languages.test.ts reads French with it).
+  'tesseract-ocr-fra',
 ];
 
 /** Debian packages among `packages` that are not installed (dpkg's view). */
@@ -50,4 +53,19 @@ export async function aptInstall(packages: readonly string[]): Promise<void> {
   const io = { stdin: 'ignore', stdout: process.stderr, stderr: process.stderr, env } as const;
   await execa('apt-get', ['update'], io);
   await execa('apt-get', ['install', '-y', '--no-install-recommends', ...packages], io);
+}
+
+/** The packages of `--ocr-langs fra,spa,chi_sim`; a code that is no Tesseract code is refused. */
+export function ocrLanguagePackages(codes: string | undefined): string[] {
+  if (codes === undefined) return [];
+  const list = codes
+    .split(',')
+    .map((c) => c.trim())
+    .filter(Boolean);
+  const bad = list.find((c) => !OCR_LANGUAGE_CODE.test(c));
+  if (bad !== undefined || list.length === 0)
+    throw new Error(
+      `--ocr-langs takes Tesseract language codes like fra,spa,chi_sim${bad === undefined ? '' : `; "${bad.slice(0, 20)}" is not one`}.`,
+    );
+  return list.map(ocrLanguagePackage);
 }

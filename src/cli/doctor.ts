@@ -5,6 +5,7 @@ import { FONT_PACKAGE_NAMES } from '../fonts/catalog.js';
 import { checkFonts, type FontReport } from '../fonts/check.js';
 import { resetCatalog } from '../plan/index.js';
 import { describeConfinement, engineConfinement } from '../run/confine.js';
+import { installedOcrLanguages, resetOcrLanguages } from '../run/ocr-languages.js';
 import { engineSandbox } from '../run/sandbox.js';
 import { formatRow, runSelftest, type SelftestReport } from '../selftest/index.js';
 import { webhookSecretStatus } from '../server/access/secrets.js';
@@ -14,6 +15,7 @@ import {
   aptInstall,
   aptInstallLine,
   missingPackages,
+  ocrLanguagePackages,
   SANDBOX_PACKAGES,
   TEST_TOOL_PACKAGES,
 } from './doctor-apt.js';
@@ -24,6 +26,7 @@ interface DoctorFlags {
   withTestTools?: boolean;
   selftest?: boolean;
   only?: string;
+  ocrLangs?: string;
 }
 
 export function register(program: Command): void {
@@ -35,6 +38,10 @@ export function register(program: Command): void {
     .option('--with-test-tools', `with --install, also install test tools (${TEST_TOOL_PACKAGES.join(', ')})`)
     .option('--selftest', 'convert a generated sample for every catalog pair and check the output')
     .option('--only <filter>', 'self-test only these families or keys (comma-separated)')
+    .option(
+      '--ocr-langs <codes>',
+      'with --install, also install these Tesseract OCR languages (comma-separated codes: fra,spa,chi_sim)',
+    )
     .addHelpText('after', '\nExit codes: 0 all engines and fonts found (and self-test passed), 1 otherwise.')
     .action(async (flags: DoctorFlags) => {
       process.exitCode = await doctorCommand(flags).finally(closeEngines);
@@ -96,6 +103,15 @@ const missingFontPackages = (report: FontReport) =>
   report.packages.filter((p) => p.missing.length > 0).map((p) => p.package);
 
 async function doctorCommand(flags: DoctorFlags): Promise<number> {
+  let ocrPackages: string[];
+  try {
+    ocrPackages = ocrLanguagePackages(flags.ocrLangs);
+    if (ocrPackages.length > 0 && !flags.install)
+      throw new Error('--ocr-langs installs languages, so it goes with --install');
+  } catch (e) {
+    console.error(`fileconv doctor: ${(e as Error).message}`);
+    return EXIT.USAGE;
+  }
   let engines = await probeEngines();
   let installed: string[] = [];
   if (flags.install) {
@@ -105,6 +121,7 @@ async function doctorCommand(flags: DoctorFlags): Promise<number> {
       ...FONT_PACKAGE_NAMES,
     ];
     if (flags.withTestTools) wanted.push(...TEST_TOOL_PACKAGES);
+    wanted.push(...ocrPackages);
     const missing = await missingPackages(wanted);
     if (missing.length > 0) {
       if (process.getuid?.() !== 0) {
@@ -115,6 +132,7 @@ async function doctorCommand(flags: DoctorFlags): Promise<number> {
       await aptInstall(missing);
       installed = missing;
       resetEngineCache();
+      resetOcrLanguages();
       resetCatalog();
       engines = await probeEngines();
     } else if (!flags.json) {
@@ -130,6 +148,7 @@ async function doctorCommand(flags: DoctorFlags): Promise<number> {
   if (!flags.json) {
     await printEngines(engines);
     printFonts(fonts);
+    console.log(`\nOCR languages: ${(await installedOcrLanguages()).join(', ') || 'none'}`);
   }
   const interrupted = interruptSignal();
   if (flags.selftest) {
@@ -155,6 +174,7 @@ async function doctorCommand(flags: DoctorFlags): Promise<number> {
             covers: p.covers,
             breaks: p.breaks,
           })),
+          ocr_languages: await installedOcrLanguages(),
           missing_packages: missingPkgs,
           install_command: missingPkgs.length > 0 ? aptInstallLine(missingPkgs) : null,
           installed,

@@ -164,6 +164,12 @@ export interface Converter {
    * the process open). The next run starts it again.
    */
   close?(): Promise<void>;
+  /**
+   * Optional: checks of a step's options that need this machine (an OCR language installed), run
+   * when a request is validated, so a request that cannot run is refused before it is filed.
+   * Throws INVALID_REQUEST.
+   */
+  checkOptions?(options: ConversionOptions, edge: ConversionEdge): Promise<void>;
   /** Run one step. Throws FileconvError (detail codes) or any error (becomes CONVERT_FAILED). */
   run(request: StepRequest, ctx: StepContext): Promise<StepResult>;
   /**

@@ -29,7 +29,8 @@ export interface OptionSpec<S extends z.ZodType = z.ZodType> {
 
 /**
  * The order of operations on a document, whatever order a request gives them in: what is drawn
- * over the pages first, then rotation, flattening, OCR, compression, PDF/A, document information,
+ * over the pages first, then rotation, flattening, OCR, compression, removal of active content
+ * (sanitize, so that PDF/A and document information asked with it are written after), PDF/A, document information,
  * fast web view, encryption last, and a split (several files) at the very end.
  */
 export const OPERATION_ORDER = {
@@ -38,6 +39,7 @@ export const OPERATION_ORDER = {
   flatten: 30,
   ocr: 35,
   compress: 40,
+  sanitize: 45,
   pdfa: 50,
   metadata: 60,
   linearize: 70,

@@ -119,6 +119,7 @@ export function receiveUpload(
   maxFileBytes: number,
   pace?: UploadPace,
   maxFiles = 1,
+  onMeta?: (meta: { value: string; mimeType: string }) => Promise<void>,
 ): Promise<ParsedUpload> {
   return new Promise((resolve, reject) => {
     const fields = new Map<string, { value: string; mimeType: string }>();
@@ -158,6 +159,17 @@ export function receiveUpload(
       return;
     }
 
+    /**
+     * A meta part that comes before the file is checked at once: a request it makes invalid is
+     * refused while the file still arrives (FileconvError only; anything else is left to the caller).
+     */
+    const metaArrived = (meta: { value: string; mimeType: string }) => {
+      fields.set('meta', meta);
+      onMeta?.(meta).catch((e) => {
+        if (e instanceof FileconvError) refuse(e);
+      });
+    };
+
     const refuse = (error: FileconvError, drainMs?: number) => {
       if (settled) return;
       settled = true;
@@ -191,7 +203,7 @@ export function receiveUpload(
       if (name === 'meta') {
         readSmallPart(stream, MAX_FIELD_BYTES, (bytes) => {
           if (!bytes) refuse(new FileconvError('INVALID_REQUEST', 'The meta part is too large.'));
-          else fields.set('meta', { value: bytes.toString('utf8'), mimeType });
+          else metaArrived({ value: bytes.toString('utf8'), mimeType });
         });
         return;
       }
@@ -257,6 +269,7 @@ export function receiveUpload(
             `The part "${sanitizeFilename(name, UPLOAD_FALLBACK_NAME)}" is too large.`,
           ),
         );
+      else if (name === 'meta') metaArrived({ value, mimeType });
       else fields.set(name, { value, mimeType });
     });
     const tooMany = () =>

@@ -21,6 +21,7 @@ import { attachChecks } from './checks.js';
 import { engineSemaphore } from './concurrency.js';
 import { handToEngine, takeFromEngine } from './confine.js';
 import { failureText, scrubPaths, stepFailure } from './failure.js';
+import { checkPlanOptions } from './option-checks.js';
 import { isMalformed, type RepairEnv, repairInput } from './repair.js';
 import { decodeCopyAtTheDoor } from './text-door.js';
 import type { ConversionJob, ConversionOutputFile, ConversionResult, RunEvent } from './types.js';
@@ -71,6 +72,7 @@ export async function executePlan(
   const converters = new Map(graph.converters.map((c) => [c.name, c]));
   const options = parseOptions(job.options, declaredOptions(graph.converters));
   assertOptionsApply(options, plan);
+  await checkPlanOptions(plan, options, engines);
   const signal = job.signal ?? new AbortController().signal;
   if (signal.aborted) throw cancelled();
   const inputStat = await stat(job.input).catch(() => undefined);

@@ -25,6 +25,12 @@ export interface ServerEngine {
   catalog(): Promise<{ engines: EngineInfo[]; plans: Plan[] }>;
   /** Reads a conversion's options against what its engines declare; throws INVALID_REQUEST. */
   checkOptions(plan: Plan, options: unknown): Promise<void>;
+  /**
+   * Only the checks of options that need this machine (Converter.checkOptions, an OCR language
+   * installed), while an upload still arrives; options the planner refuses are left to
+   * checkOptions once the whole request is read.
+   */
+  checkMachineOptions?(plan: Plan, options: unknown): Promise<void>;
   zip(files: readonly { path: string; name: string }[], zipPath: string): Promise<void>;
   /** Names no engine among `names`; throws INVALID_REQUEST naming the first unknown one. */
   checkEngineNames?(names: readonly string[]): Promise<void>;
@@ -45,6 +51,7 @@ export async function coreEngine(): Promise<ServerEngine> {
     { loadCatalog, planWithOptions },
     { zipOutputs },
     { runMerge, planMerge },
+    { checkPlanOptions },
   ] = await Promise.all([
     import('../../engine/registry.js'),
     import('../../detect/pool.js'),
@@ -53,6 +60,7 @@ export async function coreEngine(): Promise<ServerEngine> {
     import('../../plan/index.js'),
     import('../../run/zip.js'),
     import('../../run/merge.js'),
+    import('../../run/option-checks.js'),
   ]);
   return {
     // Off the main thread: the server detects every upload (src/detect/pool.ts).
@@ -77,7 +85,19 @@ export async function coreEngine(): Promise<ServerEngine> {
       };
     },
     async checkOptions(plan, options) {
-      planWithOptions({ from: plan.from, to: plan.to, options }, (await loadCatalog()).engines);
+      const { engines } = await loadCatalog();
+      const planned = planWithOptions({ from: plan.from, to: plan.to, options }, engines);
+      await checkPlanOptions(planned.plan, planned.options, engines);
+    },
+    async checkMachineOptions(plan, options) {
+      const { engines } = await loadCatalog();
+      let planned: ReturnType<typeof planWithOptions>;
+      try {
+        planned = planWithOptions({ from: plan.from, to: plan.to, options }, engines);
+      } catch {
+        return;
+      }
+      await checkPlanOptions(planned.plan, planned.options, engines);
     },
     zip: (files, zipPath) => zipOutputs(files, zipPath),
     async checkEngineNames(names) {

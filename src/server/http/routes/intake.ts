@@ -1,7 +1,7 @@
 import type { Context, Hono, MiddlewareHandler } from 'hono';
 import { detectFile } from '../../../core/detect-file.js';
 import { stampPictureUrl } from '../../../core/stamp-picture.js';
-import { type SubmitMetering, submitConversion } from '../../../core/submit-conversion.js';
+import { findPlan, type SubmitMetering, submitConversion } from '../../../core/submit-conversion.js';
 import { submitMerge } from '../../../core/submit-merge.js';
 import { FileconvError } from '../../../errors/index.js';
 import {
@@ -66,6 +66,7 @@ async function readUpload(
   c: Parameters<MiddlewareHandler<AppEnv>>[0],
   key: string,
   maxFiles = 1,
+  onMeta?: (meta: { value: string; mimeType: string }) => Promise<void>,
 ): Promise<ParsedUpload> {
   const incoming = incomingOf(c);
   const tooBig = checkContentLength(incoming, ctx.config.maxUpload);
@@ -77,6 +78,7 @@ async function readUpload(
     ctx.config.maxUpload,
     ctx.config.uploadPace,
     maxFiles,
+    onMeta,
   );
   for (const file of upload.files) ctx.metrics.receivedFile(file.size);
   return upload;
@@ -130,6 +132,23 @@ async function answerSubmitted(
   return c.json({ request_id: id, status: 'running' as const, ...(inputs ? { inputs } : {}) }, 202);
 }
 
+/**
+ * What a meta part sent before the file refuses at once, so a client learns it before sending the
+ * rest: an option this machine cannot honour (an OCR language not installed). The rest of meta is
+ * read, as before, once the whole request is in.
+ */
+async function checkEarly(ctx: ServerContext, part: { value: string; mimeType: string }): Promise<void> {
+  let meta: ReturnType<typeof parseConvertMeta>;
+  try {
+    meta = parseConvertMeta(part);
+  } catch {
+    return;
+  }
+  if (meta.conversion === undefined || meta.options === undefined || meta.sourceUrls !== undefined) return;
+  const plan = findPlan((await ctx.engine.catalog()).plans, meta.conversion);
+  if (plan) await ctx.engine.checkMachineOptions?.(plan, meta.options);
+}
+
 export function registerIntakeRoutes(app: Hono<AppEnv>, ctx: ServerContext): void {
   const { blobs } = ctx;
 
@@ -175,7 +194,7 @@ export function registerIntakeRoutes(app: Hono<AppEnv>, ctx: ServerContext): voi
     const id = newRequestId();
     const inputKey = `inputs/${id}`;
     const received = Date.now();
-    const upload = await readUpload(ctx, c, inputKey, MAX_MERGE_INPUTS);
+    const upload = await readUpload(ctx, c, inputKey, MAX_MERGE_INPUTS, (m) => checkEarly(ctx, m));
     // The stored inputs this handler still owns (deleted if it ends before a submission takes them).
     const stored = new Set(upload.files.map((f) => f.key));
     try {
