@@ -22,7 +22,7 @@ import { engineSemaphore } from './concurrency.js';
 import { handToEngine, takeFromEngine } from './confine.js';
 import { failureText, scrubPaths, stepFailure } from './failure.js';
 import { isMalformed, type RepairEnv, repairInput } from './repair.js';
-import { decodeCopyAtTheDoor } from './text-door.js';
+import { decodeCopyAtTheDoor, encodingOption } from './text-door.js';
 import type { ConversionJob, ConversionOutputFile, ConversionResult, RunEvent } from './types.js';
 import { type EngineWork, meter } from './work.js';
 
@@ -89,7 +89,7 @@ export async function executePlan(
     let current = join(temp, `input.${extensionOf(plan.from)}`);
     // A copy, never a link: an engine writing next to or into its input must not touch the caller's file.
     await copyFile(job.input, current, constants.COPYFILE_FICLONE);
-    await decodeCopyAtTheDoor(current, plan.from, emit);
+    await decodeCopyAtTheDoor(current, plan.from, emit, encodingOption(options));
     let files: string[] = [];
     for (const [i, step] of plan.steps.entries()) {
       // The step's input becomes the engine user's: a copy keeps its source's mode, which may be 0600.

@@ -1,36 +1,8 @@
 import type { FormatId } from '../../formats/index.js';
+import { encodingName } from '../../formats/text.js';
 
 // Apart from the statistical detector (encoding.ts loads chardet and its tables): detection reads
 // declarations of every text it reports, and most text is UTF-8.
-
-/**
- * Names Windows and older tools write that the WHATWG Encoding Standard (and so TextDecoder)
- * does not list, to the encoding they mean.
- */
-const ALIASES: Record<string, string> = {
-  cp932: 'shift_jis',
-  'ms-932': 'shift_jis',
-  cp936: 'gbk',
-  cp949: 'euc-kr',
-  uhc: 'euc-kr',
-  cp950: 'big5',
-  'big5-hkscs': 'big5',
-  cp20866: 'koi8-r',
-  cp28595: 'iso-8859-5',
-  cp65001: 'utf-8',
-  utf8: 'utf-8',
-};
-
-/** The canonical name TextDecoder gives a label, through the aliases above; undefined for an unknown one. */
-export function encodingName(label: string): string | undefined {
-  const key = label.trim().toLowerCase();
-  const windows = /^(?:cp|ms-?|x-cp)?(125\d)$/.exec(key);
-  try {
-    return new TextDecoder(windows ? `windows-${windows[1]}` : (ALIASES[key] ?? key)).encoding;
-  } catch {
-    return undefined;
-  }
-}
 
 /** How far a declaration is looked for: a page's head may carry a long comment, style or script before its meta. */
 const DECLARATION_BYTES = 64 * 1024;
