@@ -17,6 +17,7 @@ import {
   routeOf,
 } from '../plan/options.js';
 import type { Plan, PlannedStep } from '../plan/types.js';
+import { assertVersionOpens } from '../plan/versions.js';
 import { attachChecks } from './checks.js';
 import { engineSemaphore } from './concurrency.js';
 import { handToEngine, takeFromEngine } from './confine.js';
@@ -76,7 +77,8 @@ export async function executePlan(
   const inputStat = await stat(job.input).catch(() => undefined);
   if (!inputStat?.isFile()) throw new FileconvError('FILE_NOT_FOUND');
   // Before any engine runs: a file that is not the kind of thing its declared format is never parsed.
-  if (!job.declaredChecked) await checkDeclaredFormat(job.input, plan.from);
+  if (!job.declaredChecked)
+    assertVersionOpens(plan, (await checkDeclaredFormat(job.input, plan.from)).version);
 
   const emit = (kind: string, message: string) => job.onEvent?.({ kind, message } satisfies RunEvent);
   for (const line of describeOptionUse(plan, options)) emit('options', line);
