@@ -1,6 +1,6 @@
 import { isUtf8 } from 'node:buffer';
 import { readFile, writeFile } from 'node:fs/promises';
-import { declaredEncoding, declareUtf8 } from '../detect/text/charset-declared.js';
+import { declaredName, declareUtf8 } from '../detect/text/charset-declared.js';
 import { decodeSource, encodingNote, type SourceEncoding } from '../detect/text/encoding.js';
 import { type ConversionOptions, optionsFor } from '../engine/options.js';
 import { DOOR_OPTIONS } from '../engine/shared-options.js';
@@ -35,7 +35,7 @@ export function textAtTheDoor(bytes: Uint8Array, from: FormatId, given?: string)
     (how.encoding === 'UTF-8' &&
       how.source !== 'bom' &&
       isUtf8(bytes) &&
-      (declaredEncoding(bytes, from) ?? 'utf-8') === 'utf-8');
+      (declaredName(bytes, from) ?? 'utf-8') === 'utf-8');
   const utf8 = plain ? bytes : Buffer.from(declareUtf8(text, from), 'utf8');
   return { bytes: utf8, found: how, note: `the ${from} source is ${encodingNote(how)}` };
 }

@@ -1,8 +1,8 @@
+import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
-import iconv from 'iconv-lite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sourceEncoding } from '../../src/detect/text/encoding.js';
 import { tempDir } from '../helpers/step.js';
@@ -23,7 +23,9 @@ const ROWS = [
 ];
 // Polish in ISO-8859-2, two short rows: detection reads it as another code page, so only the
 // option reads it right.
-const CSV = iconv.encode(`name,city\n${ROWS.map((r) => `${r.name},${r.city}`).join('\n')}\n`, 'iso-8859-2');
+const CSV = execFileSync('iconv', ['-f', 'UTF-8', '-t', 'ISO-8859-2'], {
+  input: `name,city\n${ROWS.map((r) => `${r.name},${r.city}`).join('\n')}\n`,
+});
 
 describe('the encoding option', () => {
   let server: TestServer;

@@ -26,9 +26,22 @@ export function declaredEncoding(bytes: Uint8Array, format: FormatId): string | 
     bytes.byteOffset,
     Math.min(bytes.byteLength, DECLARATION_BYTES),
   ).toString('latin1');
-  const label = declarationIn(head, format);
-  const name = label && encodingName(label);
+  const name = declaredLabel(head, format);
   return name?.startsWith('utf-16') ? undefined : name;
+}
+
+/**
+ * What the text's declaration names, UTF-16 included (which declaredEncoding leaves out for 8-bit
+ * bytes): text handed on as UTF-8 must not keep a declaration of another encoding.
+ */
+export function declaredName(bytes: Uint8Array, format: FormatId): string | undefined {
+  const head = Buffer.from(bytes.buffer, bytes.byteOffset, Math.min(bytes.byteLength, DECLARATION_BYTES));
+  return declaredLabel(head.toString('latin1'), format);
+}
+
+function declaredLabel(head: string, format: FormatId): string | undefined {
+  const label = declarationIn(head, format);
+  return label ? encodingName(label) : undefined;
 }
 
 function declarationIn(head: string, format: FormatId): string | undefined {
@@ -51,7 +64,10 @@ function declarationIn(head: string, format: FormatId): string | undefined {
 export function declareUtf8(text: string, format: FormatId): string {
   const head = text.slice(0, DECLARATION_BYTES);
   const xml = XML_DECLARATION.exec(head);
-  if (xml?.[1]) return text.replace(XML_DECLARATION, (d) => d.replace(xml[1]!, 'UTF-8'));
+  if (xml?.[1]) {
+    if (encodingName(xml[1]) === 'utf-8') return text;
+    return text.replace(XML_DECLARATION, (d) => d.replace(xml[1]!, 'UTF-8'));
+  }
   if (format !== 'html') return text;
   const end = HEAD_END.exec(head)?.index ?? head.length;
   return text.slice(0, end).replace(META, (m, name: string) => m.replace(name, 'utf-8')) + text.slice(end);
