@@ -53,7 +53,7 @@ describe('the encoding option', () => {
     });
     expect(r.exitCode, r.stdout + r.stderr).toBe(0);
     expect(JSON.parse(readFileSync(join(dir, 'people.json'), 'utf8'))).toEqual(ROWS);
-  }, 120_000);
+  }, 240_000);
 
   it('reads the source in the named encoding through the API (options.encoding), and the timeline says so', async () => {
     const res = await convert({ encoding: 'latin2' });
