@@ -31,11 +31,21 @@ function isLossy(from: FormatId, to: FormatId): boolean {
   return (to === 'csv' || to === 'tsv' || to === 'xlsx') && !fromTable;
 }
 
-const edges = edgesBetween(ALL, ALL, (from, to) => ({
-  family: (TABLES as readonly string[]).includes(from) ? 'spreadsheet' : 'data',
-  lossy: isLossy(from, to),
-  cost: 1,
-}));
+const edges = [
+  ...edgesBetween(ALL, ALL, (from, to) => ({
+    family: (TABLES as readonly string[]).includes(from) ? 'spreadsheet' : 'data',
+    lossy: isLossy(from, to),
+    cost: 1,
+  })),
+  // A database is its tables: a workbook with a sheet each, or a CSV or JSON file each
+  // (data/sqlite.ts). Lossy: column types, keys and indexes do not carry over.
+  ...edgesBetween(['sqlite'], ['csv', 'json', 'xlsx'], (_, to) => ({
+    family: 'data',
+    lossy: true,
+    cost: 1,
+    ...(to === 'xlsx' ? {} : { multiOutput: true }),
+  })),
+];
 
 /** A dependency's version from its package.json, found above its entry (not all export it). */
 function libraryVersion(name: string): string {
@@ -134,19 +144,19 @@ const OPTIONS = {
 export default defineConverter({
   name: 'data',
   description:
-    'Data conversion among JSON, YAML, TOML, XML, JSON Lines, CSV, TSV and XLSX, on worker threads',
+    'Data conversion among JSON, YAML, TOML, XML, JSON Lines, CSV, TSV and XLSX, and SQLite databases to them a table each, on worker threads',
   packages: [],
   edges,
   options: OPTIONS,
   concurrency: CONCURRENCY,
   timeoutMs: 120_000,
   async probe() {
-    const libs = ['yaml', 'smol-toml', 'fast-xml-parser', 'papaparse', 'exceljs'];
+    const libs = ['yaml', 'smol-toml', 'fast-xml-parser', 'papaparse', 'exceljs', 'better-sqlite3'];
     return { ok: true, path: 'in-process', version: libs.map((l) => `${l} ${libraryVersion(l)}`).join(', ') };
   },
   inMemory: {
     // Workbooks are read and written as streams of files; every other format is text.
-    accepts: (edge) => edge.from !== 'xlsx' && edge.to !== 'xlsx',
+    accepts: (edge) => edge.from !== 'xlsx' && edge.to !== 'xlsx' && edge.from !== 'sqlite',
     async run({ edge, input, checksMaxBytes }, ctx) {
       const task: DataBytesTask = {
         from: edge.from,
@@ -174,6 +184,6 @@ export default defineConverter({
     const result = await runTask(task, ctx);
     if (result.note) ctx.log(result.note);
     ctx.progress(1);
-    return { files: [output] };
+    return { files: result.files ?? [output] };
   },
 });

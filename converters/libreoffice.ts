@@ -230,6 +230,15 @@ const VARIANT_EDGES: ConversionEdge[] = Object.entries(VARIANTS).flatMap(([id, v
   ...familyEdges([v.base], [id], () => MODULE_FAMILY[v.module]).map((e) => ({ ...e, alone: true as const })),
 ]);
 
+/**
+ * Versions detection names (src/detect/ole.ts) that LibreOffice's import filters do not open.
+ * Word 6.0/95 and Excel's BIFF2 to BIFF5 it does; PowerPoint 4.0 kept its slides in a `PP40`
+ * stream that its PowerPoint filter, written for the 97 format, does not read.
+ */
+const UNREAD_VERSIONS: Partial<Record<FormatId, Readonly<Record<string, string>>>> = {
+  ppt: { 'PowerPoint 4.0': "LibreOffice's PowerPoint import reads PowerPoint 97 and later" },
+};
+
 const EDGES: ConversionEdge[] = [
   ...familyEdges(WRITER_FORMATS, [...WRITER_FORMATS, 'pdf'], (from) =>
     from === 'txt' ? 'text' : 'document',
@@ -241,7 +250,7 @@ const EDGES: ConversionEdge[] = [
   ...PDF_EDGES,
   ...UNLOCK_EDGES,
   ...VARIANT_EDGES,
-];
+].map((e) => (UNREAD_VERSIONS[e.from] ? { ...e, unreadVersions: UNREAD_VERSIONS[e.from] } : e));
 
 /** The document information asked, or undefined. */
 function docInfoOf(options: Options): DocInfo | undefined {

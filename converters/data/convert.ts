@@ -5,6 +5,7 @@ import { inMemoryChecks } from '../../src/fidelity/in-memory.js';
 import { checkNesting, withinNesting } from './nesting.js';
 import { decodeText, parseText } from './parse.js';
 import { serializeData, writeData } from './serialize.js';
+import { convertDatabase } from './sqlite.js';
 import type { DataBytesTask, DataTask } from './tasks.js';
 import { readWorkbook } from './workbook.js';
 import { inReadingOrder } from './xlsx-order.js';
@@ -65,7 +66,8 @@ export async function convertData({
   output,
   maxOutputBytes,
   sheet,
-}: DataTask): Promise<{ note?: string }> {
+}: DataTask): Promise<{ note?: string; files?: string[] }> {
+  if (from === 'sqlite') return convertDatabase(input, to, output, maxOutputBytes);
   const { size } = await stat(input);
   if (size > MAX_INPUT_BYTES) {
     throw new FileconvError(

@@ -82,9 +82,19 @@ function jsonLines(value: unknown): string {
 /** Excel's own sheet limit, header row included. */
 export const XLSX_MAX_ROWS = 1_048_576;
 
-async function writeWorkbook(records: DataRecord[], path: string): Promise<void> {
-  if (records.length + 1 > XLSX_MAX_ROWS) {
-    throw new FileconvError('CONVERT_FAILED', `An Excel sheet holds at most ${XLSX_MAX_ROWS} rows.`);
+/** One sheet of a workbook to write: its name, rows, and the columns to keep when it has none. */
+export interface SheetToWrite {
+  name: string;
+  records: DataRecord[];
+  columns?: string[];
+}
+
+/** Writes a workbook of one sheet per table, in order. */
+export async function writeWorkbook(sheets: readonly SheetToWrite[], path: string): Promise<void> {
+  for (const { records } of sheets) {
+    if (records.length + 1 > XLSX_MAX_ROWS) {
+      throw new FileconvError('CONVERT_FAILED', `An Excel sheet holds at most ${XLSX_MAX_ROWS} rows.`);
+    }
   }
   // The streaming writer commits rows as it goes; the in-memory workbook needs gigabytes for big tables.
   const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({
@@ -92,11 +102,13 @@ async function writeWorkbook(records: DataRecord[], path: string): Promise<void>
     useStyles: false,
     useSharedStrings: false,
   });
-  const sheet = workbook.addWorksheet('Sheet1');
-  const fields = columnsOf(records);
-  sheet.addRow(fields).commit();
-  for (const r of records) sheet.addRow(fields.map((f) => cellValue(r[f]))).commit();
-  sheet.commit();
+  for (const { name, records, columns } of sheets) {
+    const sheet = workbook.addWorksheet(name);
+    const fields = records.length === 0 && columns ? columns : columnsOf(records);
+    sheet.addRow(fields).commit();
+    for (const r of records) sheet.addRow(fields.map((f) => cellValue(r[f]))).commit();
+    sheet.commit();
+  }
   await workbook.commit();
 }
 
@@ -137,7 +149,7 @@ export async function writeData(
     if (maxBytes !== null && bytes > maxBytes) throw new FileconvError('OUTPUT_TOO_LARGE');
   };
   if (format === 'xlsx') {
-    await writeWorkbook(toRecords(value), path);
+    await writeWorkbook([{ name: 'Sheet1', records: toRecords(value) }], path);
     // The streaming writer goes straight to disk; the runner removes the file with the job folder.
     checkOutputSize((await stat(path)).size);
     return;

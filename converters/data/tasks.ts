@@ -27,5 +27,5 @@ export interface DataBytesTask {
 
 /** A FileconvError crosses the thread boundary as plain data; anything else as its message. */
 export type DataTaskResult =
-  | { ok: true; note?: string; output?: Uint8Array; checks?: ArtifactChecks }
+  | { ok: true; note?: string; output?: Uint8Array; checks?: ArtifactChecks; files?: string[] }
   | { ok: false; code?: ErrorCode; message: string };

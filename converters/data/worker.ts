@@ -11,8 +11,8 @@ export default async function runDataTask(task: DataTask | DataBytesTask): Promi
       const { output, checks } = convertDataBytes(task as DataBytesTask);
       return { ok: true, output, checks };
     }
-    const { note } = await convertData(task as DataTask);
-    return { ok: true, note };
+    const { note, files } = await convertData(task as DataTask);
+    return { ok: true, note, files };
   } catch (e) {
     if (isFileconvError(e)) return { ok: false, code: e.code, message: e.message };
     return { ok: false, message: e instanceof Error ? e.message : String(e) };

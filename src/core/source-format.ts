@@ -1,9 +1,9 @@
 import type { DetectReport } from '../detect/index.js';
 import { nameable, PROSE_FORMATS } from '../detect/text/nameable.js';
-import { isTextFormat } from '../detect/text/text-formats.js';
 import { CONFIDENCE } from '../detect/types.js';
 import { FileconvError } from '../errors/index.js';
 import { type FormatId, getFormat } from '../formats/index.js';
+import { isTextFormat } from '../formats/text.js';
 
 /**
  * The one rule for the format a file is converted from, used by the CLI, the library and the

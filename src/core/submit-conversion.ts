@@ -5,6 +5,7 @@ import { resolveFormat } from '../formats/index.js';
 import type { QuotaKind } from '../identity/quota.js';
 import { laneOf } from '../plan/lane.js';
 import type { Plan } from '../plan/types.js';
+import { assertVersionOpens } from '../plan/versions.js';
 import type { ScratchSpace } from '../run/scratch.js';
 import type { BlobStore, NewRequest, QuotaDraw, RequestStore, TimelineEvent } from '../store/types.js';
 import type { OptionSecrets } from './option-secrets.js';
@@ -164,6 +165,7 @@ export async function submitConversion(
     // Refused before any engine runs: an SVG uploaded as png never reaches an image decoder.
     const mismatch = formatMismatch(plan.from, { id: report.detected, confidence: report.confidence });
     if (mismatch) throw mismatch;
+    assertVersionOpens(plan, report.version);
     const detectedAt = Date.now();
     await fileRequest(
       deps,

@@ -91,8 +91,10 @@ export function formatMismatch(declared: FormatId, finding: Finding): FileconvEr
     : undefined;
 }
 
-/** Throws FORMAT_MISMATCH when the file at `path` may not be converted as `declared`. */
-export async function checkDeclaredFormat(path: string, declared: FormatId): Promise<void> {
-  const mismatch = formatMismatch(declared, await detectFile(path));
+/** Throws FORMAT_MISMATCH when the file at `path` may not be converted as `declared`; else what it is. */
+export async function checkDeclaredFormat(path: string, declared: FormatId): Promise<Finding> {
+  const finding = await detectFile(path);
+  const mismatch = formatMismatch(declared, finding);
   if (mismatch) throw mismatch;
+  return finding;
 }

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { type Converter, edgeOptionNames } from '../engine/contract.js';
 import type { OptionSpec } from '../engine/option-kit.js';
+import { getFormat } from '../formats/index.js';
 import { buildCatalog } from '../plan/graph.js';
 import { holdersText, KIND_RULES } from '../plan/meaning.js';
 import { declaredOptions } from '../plan/options.js';
@@ -39,7 +40,7 @@ function engineSection(c: Converter): string[] {
     e.family,
     e.lossy ? 'yes' : 'no',
     String(e.cost),
-    e.multiOutput ? 'one file per page' : '',
+    e.multiOutput ? (getFormat(e.from)?.family === 'data' ? 'one file per table' : 'one file per page') : '',
   ]);
   return [
     `### ${c.name}`,
@@ -123,6 +124,22 @@ function dataSection(): string[] {
     'XML is read without its DOCTYPE: a DTD is never fetched, read or applied, so references to',
     'entities it declares stay as text (`&version;`); the predefined, numeric and HTML named',
     'references are decoded.',
+    '',
+    '### Databases',
+    '',
+    'A SQLite database becomes its tables: `sqlite` to `xlsx` is one workbook with a sheet per table',
+    '(in table-name order; a name Excel refuses has its `: \\ / ? * [ ]` replaced and is cut to 31',
+    'characters), `sqlite` to `csv` or `json` one file per table, numbered in table-name order',
+    '(`csv-1`, `csv-2` and a ZIP of them; one table gives one file). The timeline names the table',
+    'of each number and its rows. Only ordinary tables are read: views, triggers, indexes and virtual',
+    'tables (whose modules could be anything) are not, and no statement stored in the file runs. The',
+    'file is opened read-only (`query_only`, `trusted_schema` off; extensions cannot load). Whole',
+    'numbers past 2^53 are written as text, blobs as base64. Limits: 200 MB, 200 tables,',
+    '1,048,575 rows across the tables (an Excel sheet); a damaged file is `MALFORMED_DOCUMENT`.',
+    '',
+    'Not yet: Apache Parquet and Arrow (Feather) files are detected but not converted: no reader of',
+    'either format is among the dependencies, and adding one (a Parquet reader, the Arrow library)',
+    'is a dependency to review on its own.',
     '',
   ];
 }

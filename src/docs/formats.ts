@@ -160,4 +160,11 @@ const DETECTION_NOTES = [
   '  `EncryptedPackage`, and which of the three it is lies inside the encryption: the declared',
   '  format is taken when it is one of them (0.9), else `docx` at 0.4. Convert them with the',
   '  option `password`.',
+  '- **version** names a version that engines treat apart: `Word 6.0/95` (a FIB older than Word 97),',
+  '  `Excel 2.x (BIFF2)` to `Excel 5.0/95 (BIFF5)`, `PowerPoint 4.0` (a `PP40` stream), `HWP 5.0`,',
+  '  `encrypted OOXML`. LibreOffice opens Word 6.0/95 and BIFF2 to BIFF5, so they convert as any DOC',
+  '  or XLS. A version no installed engine opens is refused when the conversion is planned, before',
+  '  any engine runs: `UNSUPPORTED_CONVERSION` naming the version (a PowerPoint 4.0 file: LibreOffice',
+  '  reads PowerPoint 97 and later), not `MALFORMED_DOCUMENT` from a failed engine. Each engine',
+  '  declares the versions it cannot open on its steps (`unreadVersions`).',
 ];

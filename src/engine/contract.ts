@@ -32,6 +32,11 @@ export interface ConversionEdge {
    * nothing to the same engine's image edges, say.
    */
   options?: readonly string[];
+  /**
+   * Versions of the source format, as detection names them (`PowerPoint 4.0`), that this step
+   * cannot open, each with the reason: a file of one is refused when planned, not failed in the engine.
+   */
+  unreadVersions?: Readonly<Record<string, string>>;
 }
 
 export interface EngineProbe {

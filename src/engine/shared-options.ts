@@ -1,3 +1,5 @@
+import { z } from 'zod';
+import { readableEncoding } from '../formats/text.js';
 import { bool, defineOption, int, like, OPERATION_ORDER, oneOf } from './option-kit.js';
 
 /** Lossy presets of `compress`: pictures resampled to 300, 150 or 72 dpi, strongest last. */
@@ -85,3 +87,22 @@ export const keepActiveContent = defineOption(
   'keep JavaScript, OpenAction, Launch and other actions that run by themselves in a rewritten PDF (default: dropped, and the timeline says what)',
   { everyStep: true },
 );
+
+/**
+ * The encoding a text source is read in, over what detection found (docs/encodings.md). The
+ * runner reads it at the door, before any engine, so no converter declares it.
+ */
+export const encoding = defineOption(
+  z
+    .string({ error: 'must be a string' })
+    .max(40, { error: 'must be an encoding name' })
+    .refine((name) => readableEncoding(name) !== undefined, {
+      error:
+        'must be an encoding name the decoder knows, such as windows-1251, koi8-r, shift_jis or utf-16le',
+    })
+    .meta({ examples: ['windows-1251'] }),
+  'the encoding a text source is written in (windows-1251, koi8-r, shift_jis, utf-16le...), over the one detection finds',
+);
+
+/** Options the runner itself reads before the first step, for any text source: no engine sees them. */
+export const DOOR_OPTIONS = { encoding } as const;

@@ -1,7 +1,9 @@
 import { type ConversionEdge, type Converter, edgeOptionNames } from '../engine/contract.js';
 import type { ConversionOptions } from '../engine/options.js';
 import type { EngineStatus } from '../engine/registry.js';
+import { DOOR_OPTIONS } from '../engine/shared-options.js';
 import { type FormatId, resolveFormat } from '../formats/index.js';
+import { isTextFormat } from '../formats/text.js';
 import { type ContentKind, nextKind, sourceKind } from './meaning.js';
 import type { Plan, PlannedStep } from './types.js';
 
@@ -180,7 +182,9 @@ function toPlan(c: Candidate): Plan {
   }));
   const from = c.formats[0]!;
   const to = c.formats[c.formats.length - 1]!;
-  const options = sortedUnion(steps.map((s) => s.options));
+  // A text source is read at the door, before the first step, so it takes the door's options too.
+  const door = isTextFormat(from) ? Object.keys(DOOR_OPTIONS) : [];
+  const options = sortedUnion([...steps.map((s) => s.options), door]);
   return {
     key: `${from}-${to}`,
     from,

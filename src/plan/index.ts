@@ -18,6 +18,7 @@ export {
   type PlannerEngines,
   planConversion,
 } from './graph.js';
+export { assertVersionOpens } from './versions.js';
 
 export interface Catalog {
   engines: EngineStatus[];

@@ -1,6 +1,7 @@
 import type { Converter } from '../engine/contract.js';
 import type { OptionSpec } from '../engine/option-kit.js';
 import { type ConversionOptions, mergeOptionSpecs, parseOptions, pickOptions } from '../engine/options.js';
+import { DOOR_OPTIONS } from '../engine/shared-options.js';
 import { FileconvError } from '../errors/index.js';
 import { buildGraph, type PlannerEngines, planConversion } from './graph.js';
 import type { Plan } from './types.js';
@@ -11,7 +12,10 @@ const declaredCache = new WeakMap<readonly Converter[], Map<string, OptionSpec>>
 export function declaredOptions(converters: readonly Converter[]): Map<string, OptionSpec> {
   const cached = declaredCache.get(converters);
   if (cached) return cached;
-  const merged = mergeOptionSpecs(converters.map((c) => ({ owner: c.name, specs: c.options ?? {} })));
+  const merged = mergeOptionSpecs([
+    { owner: 'the runner', specs: DOOR_OPTIONS },
+    ...converters.map((c) => ({ owner: c.name, specs: c.options ?? {} })),
+  ]);
   declaredCache.set(converters, merged);
   return merged;
 }
@@ -21,7 +25,8 @@ export function declaredOptions(converters: readonly Converter[]): Map<string, O
  * leave to another step, so a caller can see where each option went.
  */
 export function describeOptionUse(plan: Plan, options: ConversionOptions): string[] {
-  const given = Object.keys(options);
+  // The door's options are read before the first step (its `encoding` event says how).
+  const given = Object.keys(options).filter((n) => !(n in DOOR_OPTIONS));
   if (given.length === 0) return [];
   return plan.steps.map((step, i) => {
     const takes = given.filter((n) => step.options.includes(n));
@@ -103,7 +108,8 @@ function chainOfOperations(
     if (!found) return undefined;
   }
   if (steps.length < 2) return undefined;
-  return { ...plan, lossy, cost, steps, options: [...names, ...every].sort() };
+  const door = plan.options.filter((n) => n in DOOR_OPTIONS);
+  return { ...plan, lossy, cost, steps, options: [...names, ...every, ...door].sort() };
 }
 
 /** Refuses options that no step of the plan honours, naming the conversion and its route. */
@@ -145,11 +151,13 @@ export function planWithOptions(
   const { converters } = buildGraph(engines);
   const specs = declaredOptions(converters);
   const options = parseOptions(job.options, specs);
+  // The door's options choose no route: the steps are planned with the others.
+  const stepOptions = Object.fromEntries(Object.entries(options).filter(([n]) => !(n in DOOR_OPTIONS)));
   const planned =
-    Object.keys(options).length === 0 ? usual : planConversion(job.from, job.to, engines, options);
-  let plan = planned && withOperationFirst(planned, options, engines, specs);
-  if (plan && plan.from === plan.to && Object.keys(options).some((n) => !plan?.options.includes(n))) {
-    plan = chainOfOperations(plan, options, engines, specs) ?? plan;
+    Object.keys(stepOptions).length === 0 ? usual : planConversion(job.from, job.to, engines, stepOptions);
+  let plan = planned && withOperationFirst(planned, stepOptions, engines, specs);
+  if (plan && plan.from === plan.to && Object.keys(stepOptions).some((n) => !plan?.options.includes(n))) {
+    plan = chainOfOperations(plan, stepOptions, engines, specs) ?? plan;
   }
   if (!plan) {
     throw new FileconvError(

@@ -19,7 +19,7 @@ import {
   type RunnerOptions,
   withTimeLimit,
 } from './runner.js';
-import { textAtTheDoor } from './text-door.js';
+import { encodingOption, textAtTheDoor } from './text-door.js';
 import type { ConversionJob, ConversionOutputFile } from './types.js';
 
 /**
@@ -122,7 +122,7 @@ export async function convertInMemory(job: InMemoryJob, runner: RunnerOptions = 
   const step = plan.steps[0]!;
   const signal = job.signal ?? new AbortController().signal;
   if (signal.aborted) throw cancelled();
-  const door = textAtTheDoor(job.input, plan.from);
+  const door = textAtTheDoor(job.input, plan.from, encodingOption(options));
   if (door) emit('encoding', door.note);
   const input = door?.bytes ?? job.input;
   const report = progressReporter(job, 1);

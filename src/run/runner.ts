@@ -17,13 +17,14 @@ import {
   routeOf,
 } from '../plan/options.js';
 import type { Plan, PlannedStep } from '../plan/types.js';
+import { assertVersionOpens } from '../plan/versions.js';
 import { attachChecks } from './checks.js';
 import { engineSemaphore } from './concurrency.js';
 import { handToEngine, takeFromEngine } from './confine.js';
 import { failureText, scrubPaths, stepFailure } from './failure.js';
 import { checkPlanOptions } from './option-checks.js';
 import { isMalformed, type RepairEnv, repairInput } from './repair.js';
-import { decodeCopyAtTheDoor } from './text-door.js';
+import { decodeCopyAtTheDoor, encodingOption } from './text-door.js';
 import type { ConversionJob, ConversionOutputFile, ConversionResult, RunEvent } from './types.js';
 import { type EngineWork, meter } from './work.js';
 
@@ -78,7 +79,8 @@ export async function executePlan(
   const inputStat = await stat(job.input).catch(() => undefined);
   if (!inputStat?.isFile()) throw new FileconvError('FILE_NOT_FOUND');
   // Before any engine runs: a file that is not the kind of thing its declared format is never parsed.
-  if (!job.declaredChecked) await checkDeclaredFormat(job.input, plan.from);
+  if (!job.declaredChecked)
+    assertVersionOpens(plan, (await checkDeclaredFormat(job.input, plan.from)).version);
 
   const emit = (kind: string, message: string) => job.onEvent?.({ kind, message } satisfies RunEvent);
   for (const line of describeOptionUse(plan, options)) emit('options', line);
@@ -91,7 +93,7 @@ export async function executePlan(
     let current = join(temp, `input.${extensionOf(plan.from)}`);
     // A copy, never a link: an engine writing next to or into its input must not touch the caller's file.
     await copyFile(job.input, current, constants.COPYFILE_FICLONE);
-    await decodeCopyAtTheDoor(current, plan.from, emit);
+    await decodeCopyAtTheDoor(current, plan.from, emit, encodingOption(options));
     let files: string[] = [];
     for (const [i, step] of plan.steps.entries()) {
       // The step's input becomes the engine user's: a copy keeps its source's mode, which may be 0600.

@@ -1,9 +1,11 @@
 import { isUtf8 } from 'node:buffer';
 import { readFile, writeFile } from 'node:fs/promises';
-import { declaredEncoding, declareUtf8 } from '../detect/text/charset-declared.js';
+import { declaredName, declareUtf8 } from '../detect/text/charset-declared.js';
 import { decodeSource, encodingNote, type SourceEncoding } from '../detect/text/encoding.js';
-import { isTextFormat } from '../detect/text/text-formats.js';
+import { type ConversionOptions, optionsFor } from '../engine/options.js';
+import { DOOR_OPTIONS } from '../engine/shared-options.js';
 import type { FormatId } from '../formats/index.js';
+import { isTextFormat, readableEncoding } from '../formats/text.js';
 
 /** A text input as every engine gets it: UTF-8, and how its encoding was found. */
 export interface TextAtTheDoor {
@@ -24,7 +26,8 @@ export interface TextAtTheDoor {
  */
 export function textAtTheDoor(bytes: Uint8Array, from: FormatId, given?: string): TextAtTheDoor | undefined {
   if (!isTextFormat(from)) return undefined;
-  const found = decodeSource(bytes, from, given);
+  // The option was checked against the same names when the request was read.
+  const found = decodeSource(bytes, from, given && readableEncoding(given));
   const { text, ...how } = found;
   // Bytes whose encoding could not be told go on as they are: each engine refuses or reads them as before.
   const plain =
@@ -32,7 +35,7 @@ export function textAtTheDoor(bytes: Uint8Array, from: FormatId, given?: string)
     (how.encoding === 'UTF-8' &&
       how.source !== 'bom' &&
       isUtf8(bytes) &&
-      (declaredEncoding(bytes, from) ?? 'utf-8') === 'utf-8');
+      (declaredName(bytes, from) ?? 'utf-8') === 'utf-8');
   const utf8 = plain ? bytes : Buffer.from(declareUtf8(text, from), 'utf8');
   return { bytes: utf8, found: how, note: `the ${from} source is ${encodingNote(how)}` };
 }
@@ -42,10 +45,15 @@ export async function decodeCopyAtTheDoor(
   copy: string,
   from: FormatId,
   emit: (kind: string, message: string) => void,
+  given?: string,
 ): Promise<void> {
   const bytes = await readFile(copy);
-  const door = textAtTheDoor(bytes, from);
+  const door = textAtTheDoor(bytes, from, given);
   if (!door) return;
   emit('encoding', door.note);
   if (door.bytes !== bytes) await writeFile(copy, door.bytes);
 }
+
+/** The `encoding` option of a conversion, when it was given. */
+export const encodingOption = (options: ConversionOptions): string | undefined =>
+  optionsFor(DOOR_OPTIONS, options).encoding;

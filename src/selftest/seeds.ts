@@ -150,7 +150,26 @@ export async function writeSeeds(dir: string): Promise<Map<FormatId, string>> {
   await writeFile(psd, await psdFrom(png));
   seeds.set('psd', psd);
   for (const [id, path] of await writeArchiveSeeds(dir, TEXT)) seeds.set(id, path);
+  const sqlite = join(dir, 'seed.sqlite');
+  await writeDatabase(sqlite);
+  seeds.set('sqlite', sqlite);
   return seeds;
+}
+
+/** A SQLite database of two tables, so its conversions write a file (or a sheet) each. */
+async function writeDatabase(path: string): Promise<void> {
+  const { default: Database } = await import('better-sqlite3');
+  const db = new Database(path);
+  try {
+    db.exec(`
+      CREATE TABLE fruit (name TEXT, qty INTEGER, price REAL);
+      INSERT INTO fruit VALUES ('apple', 3, 1.25), ('pear', 5, 0.8);
+      CREATE TABLE note (body TEXT);
+      INSERT INTO note VALUES ('The quick brown fox jumps over the lazy dog.');
+    `);
+  } finally {
+    db.close();
+  }
 }
 
 /**

@@ -13,7 +13,19 @@ describe('self-test seeds', () => {
   it('writes seeds that detection recognises as what they claim to be', async () => {
     const seeds = await writeSeeds(tempDir());
     expect([...seeds.keys()]).toEqual(
-      expect.arrayContaining(['txt', 'md', 'html', 'csv', 'json', 'svg', 'pdf', 'png', 'odp', 'psd']),
+      expect.arrayContaining([
+        'txt',
+        'md',
+        'html',
+        'csv',
+        'json',
+        'svg',
+        'pdf',
+        'png',
+        'odp',
+        'psd',
+        'sqlite',
+      ]),
     );
     for (const [id, path] of seeds) {
       const report = await detect(path, { filename: basename(path) });

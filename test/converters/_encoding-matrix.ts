@@ -120,8 +120,27 @@ function text(format: MatrixFormat, e: MatrixEncoding): string {
   }
 }
 
+const isMatrixFormat = (format: string): format is MatrixFormat =>
+  (FORMATS as readonly string[]).includes(format);
+
+/**
+ * Any text source of the catalog: the matrix's own formats as above, subtitles as cues, every other
+ * format (code, markup, configuration) as lines of the records, which is all the door reads.
+ */
+export function textOf(format: string, e: MatrixEncoding): string {
+  if (isMatrixFormat(format)) return text(format, e);
+  const rows = RECORDS[e.lang];
+  if (format === 'srt')
+    return rows
+      .map((r, i) => `${i + 1}\n00:00:0${i},000 --> 00:00:0${i + 1},000\n${r.join(' ')}\n`)
+      .join('\n');
+  if (format === 'vtt')
+    return `WEBVTT\n\n${rows.map((r, i) => `00:00:0${i}.000 --> 00:00:0${i + 1}.000\n${r.join(' ')}\n`).join('\n')}`;
+  return `${rows.map((r) => r.join(' ')).join('\n')}\n`;
+}
+
 /** The source file's bytes: the text in the encoding, after the byte order mark a writer of it puts first. */
-export function sourceBytes(format: MatrixFormat, e: MatrixEncoding): Buffer {
-  const body = execFileSync('iconv', ['-f', 'UTF-8', '-t', e.iconv], { input: text(format, e) });
+export function sourceBytes(format: string, e: MatrixEncoding): Buffer {
+  const body = execFileSync('iconv', ['-f', 'UTF-8', '-t', e.iconv], { input: textOf(format, e) });
   return Buffer.concat([Buffer.from(e.bom ?? []), body]);
 }

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { detect } from '../../src/detect/index.js';
 import { closeEngines } from '../../src/engine/registry.js';
+import { isTextFormat } from '../../src/formats/text.js';
 import { loadCatalog } from '../../src/plan/index.js';
 import { runConversion } from '../../src/run/runner.js';
 import { textAtTheDoor } from '../../src/run/text-door.js';
@@ -14,6 +15,7 @@ import {
   type MatrixEncoding,
   type MatrixFormat,
   sourceBytes,
+  textOf,
   wordsOf,
 } from './_encoding-matrix.js';
 
@@ -164,4 +166,32 @@ describe('the encoding matrix', () => {
       full ? 1_800_000 : 300_000,
     );
   }
+});
+
+/**
+ * Every text source in the catalog, in every encoding: what the door hands the engines is byte for
+ * byte what it hands them for the same text saved as UTF-8, with every word, so each engine path
+ * proved above on the matrix's formats gets the same input from any of them. In process, no engine.
+ */
+describe('the door, for every text source in the catalog', () => {
+  const sources = [...new Set(plans.map((p) => p.from))].filter(isTextFormat).sort();
+
+  it('covers the text family, the code formats and subtitles', () => {
+    expect(sources).toEqual(expect.arrayContaining([...FORMATS, 'srt', 'vtt', 'toml', 'jsonl', 'svg']));
+  });
+
+  it.each(sources)('%s in every encoding reaches the engines as its UTF-8 original does', (format) => {
+    const wrong: string[] = [];
+    for (const e of ENCODINGS) {
+      const original = textAtTheDoor(Buffer.from(textOf(format, e), 'utf8'), format)!.bytes;
+      const door = textAtTheDoor(sourceBytes(format, e), format)!;
+      const text = Buffer.from(door.bytes).toString('utf8');
+      const missing = wordsOf(e).filter((w) => !text.includes(w));
+      if (!Buffer.from(door.bytes).equals(Buffer.from(original)) || missing.length > 0)
+        wrong.push(
+          `${e.name}: read as ${door.found.encoding}${missing.length ? `, lost ${missing.join(' ')}` : ''}`,
+        );
+    }
+    expect(wrong).toEqual([]);
+  });
 });

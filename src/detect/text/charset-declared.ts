@@ -1,36 +1,8 @@
 import type { FormatId } from '../../formats/index.js';
+import { encodingName } from '../../formats/text.js';
 
 // Apart from the statistical detector (encoding.ts loads chardet and its tables): detection reads
 // declarations of every text it reports, and most text is UTF-8.
-
-/**
- * Names Windows and older tools write that the WHATWG Encoding Standard (and so TextDecoder)
- * does not list, to the encoding they mean.
- */
-const ALIASES: Record<string, string> = {
-  cp932: 'shift_jis',
-  'ms-932': 'shift_jis',
-  cp936: 'gbk',
-  cp949: 'euc-kr',
-  uhc: 'euc-kr',
-  cp950: 'big5',
-  'big5-hkscs': 'big5',
-  cp20866: 'koi8-r',
-  cp28595: 'iso-8859-5',
-  cp65001: 'utf-8',
-  utf8: 'utf-8',
-};
-
-/** The canonical name TextDecoder gives a label, through the aliases above; undefined for an unknown one. */
-export function encodingName(label: string): string | undefined {
-  const key = label.trim().toLowerCase();
-  const windows = /^(?:cp|ms-?|x-cp)?(125\d)$/.exec(key);
-  try {
-    return new TextDecoder(windows ? `windows-${windows[1]}` : (ALIASES[key] ?? key)).encoding;
-  } catch {
-    return undefined;
-  }
-}
 
 /** How far a declaration is looked for: a page's head may carry a long comment, style or script before its meta. */
 const DECLARATION_BYTES = 64 * 1024;
@@ -54,9 +26,22 @@ export function declaredEncoding(bytes: Uint8Array, format: FormatId): string | 
     bytes.byteOffset,
     Math.min(bytes.byteLength, DECLARATION_BYTES),
   ).toString('latin1');
-  const label = declarationIn(head, format);
-  const name = label && encodingName(label);
+  const name = declaredLabel(head, format);
   return name?.startsWith('utf-16') ? undefined : name;
+}
+
+/**
+ * What the text's declaration names, UTF-16 included (which declaredEncoding leaves out for 8-bit
+ * bytes): text handed on as UTF-8 must not keep a declaration of another encoding.
+ */
+export function declaredName(bytes: Uint8Array, format: FormatId): string | undefined {
+  const head = Buffer.from(bytes.buffer, bytes.byteOffset, Math.min(bytes.byteLength, DECLARATION_BYTES));
+  return declaredLabel(head.toString('latin1'), format);
+}
+
+function declaredLabel(head: string, format: FormatId): string | undefined {
+  const label = declarationIn(head, format);
+  return label ? encodingName(label) : undefined;
 }
 
 function declarationIn(head: string, format: FormatId): string | undefined {
@@ -79,7 +64,10 @@ function declarationIn(head: string, format: FormatId): string | undefined {
 export function declareUtf8(text: string, format: FormatId): string {
   const head = text.slice(0, DECLARATION_BYTES);
   const xml = XML_DECLARATION.exec(head);
-  if (xml?.[1]) return text.replace(XML_DECLARATION, (d) => d.replace(xml[1]!, 'UTF-8'));
+  if (xml?.[1]) {
+    if (encodingName(xml[1]) === 'utf-8') return text;
+    return text.replace(XML_DECLARATION, (d) => d.replace(xml[1]!, 'UTF-8'));
+  }
   if (format !== 'html') return text;
   const end = HEAD_END.exec(head)?.index ?? head.length;
   return text.slice(0, end).replace(META, (m, name: string) => m.replace(name, 'utf-8')) + text.slice(end);
