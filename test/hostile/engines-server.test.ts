@@ -61,9 +61,23 @@ async function expectNoEngineText(done: Json): Promise<void> {
   expect(seen).not.toMatch(/Traceback|0x[0-9a-f]{6,}|convert-im6|@ error\/|Maximum call stack|exited with/i);
 }
 
+/** A PDF of hand-written objects (1 is the catalog), its cross-reference table written by qpdf. */
+function handWrittenPdf(name: string, objects: readonly string[]): string {
+  const raw = join(dir, `${name}.raw`);
+  writeFileSync(
+    raw,
+    `%PDF-1.7\n${objects.map((o, i) => `${i + 1} 0 obj\n${o}\nendobj\n`).join('')}trailer\n<< /Root 1 0 R /Size ${objects.length + 1} >>\n%%EOF\n`,
+    'latin1',
+  );
+  const path = join(dir, name);
+  // qpdf writes the cross-reference table the hand-written file lacks (exit 3: repaired).
+  spawnSync('qpdf', [raw, path]);
+  return path;
+}
+
 /** A one-page PDF with every kind of active content: OpenAction, document JavaScript, /AA, a Launch link. */
 function activePdf(name: string): string {
-  const objects = [
+  return handWrittenPdf(name, [
     '<< /Type /Catalog /Pages 2 0 R /OpenAction 7 0 R /Names << /JavaScript << /Names [(x) 7 0 R] >> >> /AA << /WC 7 0 R >> >>',
     '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
     '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 300 300] /Contents 4 0 R /Resources << /Font << /F1 5 0 R >> >> /Annots [6 0 R] /AA << /O << /S /Launch /F (calc.exe) >> >> >>',
@@ -71,16 +85,7 @@ function activePdf(name: string): string {
     '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>',
     '<< /Type /Annot /Subtype /Link /Rect [40 140 200 180] /Border [0 0 0] /A << /S /Launch /F (cmd.exe) /Next 7 0 R >> >>',
     '<< /S /JavaScript /JS (app.alert\\(1\\)) >>',
-  ];
-  const raw = join(dir, `${name}.raw`);
-  writeFileSync(
-    raw,
-    `%PDF-1.7\n${objects.map((o, i) => `${i + 1} 0 obj\n${o}\nendobj\n`).join('')}trailer\n<< /Root 1 0 R /Size 8 >>\n%%EOF\n`,
-  );
-  const path = join(dir, name);
-  // qpdf writes the cross-reference table the hand-written file lacks (exit 3: repaired).
-  spawnSync('qpdf', [raw, path]);
-  return path;
+  ]);
 }
 
 /** Active content an independent reader (qpdf's JSON of every object) finds in a PDF. */
@@ -201,6 +206,37 @@ describe('class 9: failures that blame the file or show an engine', () => {
     expect(done.error.code).toBe('INPUT_TOO_LARGE');
     await expectNoEngineText(done);
   });
+
+  it.skipIf(noQpdf || noOcr)(
+    'an OCRmyPDF failure shows how it stopped: no traceback, address, path or engine words',
+    { timeout: 180_000 },
+    async () => {
+      // A JPEG picture cut short: Ghostscript draws it, then OCRmyPDF's optimiser prints a Python
+      // traceback reading it, and OCRmyPDF refuses its own output (exit 4) naming the output's path.
+      const jpeg = `\xff\xd8\xff\xe0${'garbage'.repeat(50)}`;
+      const pdf = handWrittenPdf('cut-jpeg.pdf', [
+        '<< /Type /Catalog /Pages 2 0 R >>',
+        '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
+        '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 200 200] /Contents 4 0 R /Resources << /XObject << /Im1 5 0 R >> >> >>',
+        '<< /Length 30 >>\nstream\nq 200 0 0 200 0 0 cm /Im1 Do Q\nendstream',
+        `<< /Type /XObject /Subtype /Image /Width 100 /Height 100 /ColorSpace /DeviceRGB /BitsPerComponent 8 /Filter /DCTDecode /Length ${jpeg.length} >>\nstream\n${jpeg}\nendstream`,
+      ]);
+      const done = await send([
+        metaPart({ conversion: 'pdf-pdf', options: { ocr: true } }),
+        filePart('scan.pdf', readFileSync(pdf)),
+      ]);
+      expect(done.status).toBe('failed');
+      const events = await timeline(done.request_id);
+      const failures = events.filter((m) => /^ocrmypdf failed/.test(m));
+      expect(failures.length, events.join('\n')).toBeGreaterThan(0);
+      for (const line of failures)
+        expect(line).toMatch(/^ocrmypdf failed: ocrmypdf stopped with exit code \d+$/);
+      const seen = [done.error.message, ...events].join('\n');
+      expect(seen).not.toMatch(/File "|OSError|Truncated File Read|generated PDF is INVALID|WARNING/);
+      expect(seen).not.toMatch(/(^|[\s(:'"=])\/(tmp|usr|var|home|root|data|work)\//m);
+      await expectNoEngineText(done);
+    },
+  );
 });
 
 describe.skipIf(noQpdf || noGs)('class 10: active content through operations', () => {
