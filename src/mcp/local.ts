@@ -16,10 +16,11 @@ const path = z.string().min(1).max(4096);
 
 const stem = (name: string) => basename(name, extname(name)) || 'output';
 
-const taken = (file: string) => lstat(file).then(
-  () => true,
-  () => false,
-);
+const taken = (file: string) =>
+  lstat(file).then(
+    () => true,
+    () => false,
+  );
 
 /**
  * An output base name in `dir` that names no existing file (nor, for page outputs, its first
@@ -45,7 +46,10 @@ async function fromAndTo(args: { to?: string; conversion?: string; from?: string
       `The conversion "${target.conversion.slice(0, 60)}" is not in the catalog; see the catalog tool.`,
     );
   if (target.to !== undefined && target.to !== plan.to)
-    throw new FileconvError('INVALID_REQUEST', `to (${target.to}) does not match the conversion ${plan.key}.`);
+    throw new FileconvError(
+      'INVALID_REQUEST',
+      `to (${target.to}) does not match the conversion ${plan.key}.`,
+    );
   return { from: plan.from, to: plan.to };
 }
 
@@ -62,7 +66,11 @@ export async function localTools(roots: Roots): Promise<Tool[]> {
       'What a file really is, from its content: its format, media type and confidence, and whether that matches the format its name (or declared) says.',
     input: z.object({
       path: path.describe('The file, absolute or relative to the first allowed folder.'),
-      declared: z.string().max(40).optional().describe('The format it claims to be, instead of its extension.'),
+      declared: z
+        .string()
+        .max(40)
+        .optional()
+        .describe('The format it claims to be, instead of its extension.'),
     }),
     readOnly: true,
     async run(args) {
@@ -87,7 +95,9 @@ export async function localTools(roots: Roots): Promise<Tool[]> {
         .describe('Several files to merge into one, in this order (instead of path).'),
       from: z.string().max(40).optional().describe('The source format, instead of detecting it.'),
       ...(await targetShape()),
-      output_dir: path.optional().describe('Folder for the outputs (made if missing), inside an allowed folder.'),
+      output_dir: path
+        .optional()
+        .describe('Folder for the outputs (made if missing), inside an allowed folder.'),
     }),
     async run(args, signal) {
       if ((args.path === undefined) === (args.paths === undefined))
@@ -98,10 +108,16 @@ export async function localTools(roots: Roots): Promise<Tool[]> {
         to: args.to ?? (merge && args.conversion === undefined ? 'pdf' : undefined),
       });
       const inputs = [];
-      for (const p of args.paths ?? [args.path!]) inputs.push({ path: await roots.file(p), filename: basename(p) });
+      for (const p of args.paths ?? [args.path!])
+        inputs.push({ path: await roots.file(p), filename: basename(p) });
       const first = inputs[0]!;
-      const outDir = args.output_dir === undefined ? dirname(first.path) : await roots.folder(args.output_dir);
-      const baseName = await freeBase(outDir, merge ? `${stem(first.filename)}-merged` : stem(first.filename), to);
+      const outDir =
+        args.output_dir === undefined ? dirname(first.path) : await roots.folder(args.output_dir);
+      const baseName = await freeBase(
+        outDir,
+        merge ? `${stem(first.filename)}-merged` : stem(first.filename),
+        to,
+      );
       const job = { to, options: args.options, outDir, baseName, signal };
       const result = merge
         ? await mergeFiles({ ...job, inputs: inputs.map((i) => ({ ...i, from })) })

@@ -32,7 +32,9 @@ export async function targetShape() {
   return {
     to: format
       .optional()
-      .describe('Target format: id, alias or extension (pdf, jpeg, .webp). Needed unless conversion is given.'),
+      .describe(
+        'Target format: id, alias or extension (pdf, jpeg, .webp). Needed unless conversion is given.',
+      ),
     conversion: z
       .string()
       .min(3)
@@ -56,7 +58,10 @@ export function targetOf(args: { to?: string; conversion?: string }): { to?: str
 export function knownFormat(name: string): string {
   const found = resolveFormat(name);
   if (!found)
-    throw new FileconvError('INVALID_REQUEST', `Unknown format "${name.slice(0, 40)}"; see the catalog tool.`);
+    throw new FileconvError(
+      'INVALID_REQUEST',
+      `Unknown format "${name.slice(0, 40)}"; see the catalog tool.`,
+    );
   return found.id;
 }
 
@@ -68,7 +73,13 @@ const catalogInput = z.object({
     .max(20)
     .optional()
     .describe('Only conversions of this family: document, image, ocr, voice, video, audio, data...'),
-  limit: z.number().int().min(1).max(5000).default(200).describe('At most this many conversions (default 200).'),
+  limit: z
+    .number()
+    .int()
+    .min(1)
+    .max(5000)
+    .default(200)
+    .describe('At most this many conversions (default 200).'),
 });
 
 /** The catalog tool over a list of plans (the installed engines', or the server's). */
@@ -84,7 +95,8 @@ export function catalogTool(plans: () => Promise<readonly Plan[]>): Tool {
       const from = args.from === undefined ? undefined : knownFormat(args.from);
       const to = args.to === undefined ? undefined : knownFormat(args.to);
       const found = (await plans()).filter(
-        (p) => (!from || p.from === from) && (!to || p.to === to) && (!args.family || p.family === args.family),
+        (p) =>
+          (!from || p.from === from) && (!to || p.to === to) && (!args.family || p.family === args.family),
       );
       const shown = found.slice(0, args.limit);
       return {

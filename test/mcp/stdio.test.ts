@@ -1,5 +1,13 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -7,8 +15,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConverters } from '../../src/engine/registry.js';
-import { gradientPng, textPdf } from '../converters/_image-samples.js';
 import { findBinary } from '../../src/run/binary.js';
+import { gradientPng, textPdf } from '../converters/_image-samples.js';
 import { call, type ToolAnswer } from './helpers.js';
 
 const BIN = fileURLToPath(new URL('../../bin/fileconv', import.meta.url));
