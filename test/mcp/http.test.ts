@@ -68,6 +68,9 @@ describe('fileconv serve at /mcp (Streamable HTTP)', () => {
     expect(bare.statusCode).toBe(401);
     expect(bare.headers['www-authenticate']).toBe('Bearer');
     expect(((await bare.body.json()) as { error: { code: string } }).error.code).toBe('API_KEY_REQUIRED');
+    const stream = await request(`${server.url}/mcp`, { headers: { authorization: `Bearer ${key}` } });
+    expect(stream.statusCode).toBe(405);
+    await stream.body.dump();
   });
 
   it('with a key: lists the tools, detects, counts the quota, converts and links the results', async () => {
