@@ -1,5 +1,6 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import type { Context } from 'hono';
 import { z } from 'zod';
 import { detectFile } from '../../core/detect-file.js';
@@ -8,7 +9,15 @@ import { submitMerge } from '../../core/submit-merge.js';
 import { FileconvError } from '../../errors/index.js';
 import { sanitizeFilename } from '../../intake/filename.js';
 import { fileKeyOf, type UploadedFile } from '../../intake/upload.js';
-import { catalogTool, defineTool, knownFormat, type Tool, targetOf, targetShape } from '../../mcp/index.js';
+import {
+  catalogTool,
+  createMcpServer,
+  defineTool,
+  knownFormat,
+  type Tool,
+  targetOf,
+  targetShape,
+} from '../../mcp/index.js';
 import { MAX_MERGE_INPUTS } from '../../run/merge-limits.js';
 import { isRequestId, newRequestId, signedFileLink } from '../access/tokens.js';
 import type { AppEnv, ServerContext } from '../context.js';
@@ -79,7 +88,7 @@ async function statusOf(ctx: ServerContext, base: string, id: string, waitMs: nu
  * (base64) or public URL, under the caller's key and quotas, through the same use cases as the
  * API's routes (src/core); results as signed links.
  */
-export async function httpTools(c: Context<AppEnv>, ctx: ServerContext): Promise<Tool[]> {
+async function httpTools(c: Context<AppEnv>, ctx: ServerContext): Promise<Tool[]> {
   const base = baseUrl(c, ctx.config);
 
   const detect = defineTool({
@@ -203,4 +212,26 @@ export async function httpTools(c: Context<AppEnv>, ctx: ServerContext): Promise
   });
 
   return [detect, convert, catalogTool(async () => (await ctx.engine.catalog()).plans), status];
+}
+
+/** Room in a request body for the JSON around a file: the largest upload, base64-encoded. */
+const JSON_ROOM = 1024 * 1024;
+
+/**
+ * Answers one POST /mcp. Stateless: every HTTP request gets its own server with the caller's
+ * tools, answered as one JSON body, so any node of several answers any call.
+ */
+export async function answerMcp(c: Context<AppEnv>, ctx: ServerContext): Promise<Response> {
+  const server = createMcpServer(await httpTools(c, ctx), ctx.log);
+  const transport = new WebStandardStreamableHTTPServerTransport({
+    sessionIdGenerator: undefined,
+    enableJsonResponse: true,
+    maxRequestBodySize: Math.ceil(ctx.config.maxUpload / 3) * 4 + JSON_ROOM,
+  });
+  await server.connect(transport);
+  try {
+    return await transport.handleRequest(c.req.raw);
+  } finally {
+    await server.close();
+  }
 }
