@@ -9,7 +9,7 @@ import { extensionOf } from '../formats/index.js';
 import { listCatalog } from '../plan/index.js';
 import { MAX_MERGE_INPUTS } from '../run/merge-limits.js';
 import type { Roots } from './roots.js';
-import { catalogTool, knownFormat, targetOf, targetShape } from './shared.js';
+import { catalogTool, declaredInput, givenFormat, targetOf, targetShape } from './shared.js';
 import { defineTool, type Tool } from './tool-kit.js';
 
 const path = z.string().min(1).max(4096);
@@ -37,7 +37,7 @@ async function freeBase(dir: string, base: string, to: string): Promise<string> 
 /** The source and target of a convert call; a catalog key names both. */
 async function fromAndTo(args: { to?: string; conversion?: string; from?: string }) {
   const target = targetOf(args);
-  const from = args.from === undefined ? undefined : knownFormat(args.from);
+  const from = givenFormat(args.from);
   if (target.conversion === undefined) return { from, to: target.to! };
   const plan = findPlan(await listCatalog(), target.conversion);
   if (!plan)
@@ -66,16 +66,12 @@ export async function localTools(roots: Roots): Promise<Tool[]> {
       'What a file really is, from its content: its format, media type and confidence, and whether that matches the format its name (or declared) says.',
     input: z.object({
       path: path.describe('The file, absolute or relative to the first allowed folder.'),
-      declared: z
-        .string()
-        .max(40)
-        .optional()
-        .describe('The format it claims to be, instead of its extension.'),
+      declared: declaredInput,
     }),
     readOnly: true,
     async run(args) {
       const file = await roots.file(args.path);
-      const declared = args.declared === undefined ? undefined : knownFormat(args.declared);
+      const declared = givenFormat(args.declared);
       return { path: file, ...(await detect(file, { filename: basename(args.path), declared })) };
     },
   });

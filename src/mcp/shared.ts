@@ -52,10 +52,10 @@ export function targetOf(args: { to?: string; conversion?: string }): { to?: str
       'INVALID_REQUEST',
       'Give the target format as to (like "pdf"), or a conversion like "docx-pdf".',
     );
-  return { to: args.to === undefined ? undefined : knownFormat(args.to), conversion: args.conversion };
+  return { to: givenFormat(args.to), conversion: args.conversion };
 }
 
-export function knownFormat(name: string): string {
+function knownFormat(name: string): string {
   const found = resolveFormat(name);
   if (!found)
     throw new FileconvError(
@@ -64,6 +64,14 @@ export function knownFormat(name: string): string {
     );
   return found.id;
 }
+
+/** The format a file claims to be, as detect takes it. */
+export const declaredInput = format
+  .optional()
+  .describe('The format it claims to be, instead of its extension.');
+
+/** A format the caller may give, as its id; refuses an unknown one. */
+export const givenFormat = (name: string | undefined) => (name === undefined ? undefined : knownFormat(name));
 
 const catalogInput = z.object({
   from: format.optional().describe('Only conversions from this format (id, alias or extension).'),
@@ -92,8 +100,8 @@ export function catalogTool(plans: () => Promise<readonly Plan[]>): Tool {
     input: catalogInput,
     readOnly: true,
     async run(args) {
-      const from = args.from === undefined ? undefined : knownFormat(args.from);
-      const to = args.to === undefined ? undefined : knownFormat(args.to);
+      const from = givenFormat(args.from);
+      const to = givenFormat(args.to);
       const found = (await plans()).filter(
         (p) =>
           (!from || p.from === from) && (!to || p.to === to) && (!args.family || p.family === args.family),

@@ -12,8 +12,9 @@ import { fileKeyOf, type UploadedFile } from '../../intake/upload.js';
 import {
   catalogTool,
   createMcpServer,
+  declaredInput,
   defineTool,
-  knownFormat,
+  givenFormat,
   type Tool,
   targetOf,
   targetShape,
@@ -101,17 +102,13 @@ async function httpTools(c: Context<AppEnv>, ctx: ServerContext): Promise<Tool[]
       source_url: sourceUrl
         .optional()
         .describe('A public http(s) URL to fetch the file from, instead of file.'),
-      declared: z
-        .string()
-        .max(40)
-        .optional()
-        .describe('The format it claims to be, instead of its extension.'),
+      declared: declaredInput,
     }),
     readOnly: true,
     async run(args, signal) {
       if ((args.file === undefined) === (args.source_url === undefined))
         throw new FileconvError('INVALID_REQUEST', 'Give the file as file (base64) or as source_url.');
-      const declared = args.declared === undefined ? undefined : knownFormat(args.declared);
+      const declared = givenFormat(args.declared);
       await admitWrite(c, ctx, 'detect');
       const id = newRequestId();
       const receivedAt = Date.now();
