@@ -25,6 +25,8 @@ const ALLOWED = {
   store: ['engine', 'errors', 'formats', 'identity', 'run'],
   core: ['detect', 'engine', 'errors', 'formats', 'identity', 'intake', 'plan', 'run', 'store'],
   selftest: ['detect', 'engine', 'errors', 'formats', 'plan', 'run'],
+  // The MCP tools: a shell over core that the server mounts at /mcp and the CLI serves on stdio.
+  mcp: ['core', 'detect', 'engine', 'errors', 'formats', 'plan', 'run'],
   server: [
     'core',
     'detect',
@@ -34,6 +36,7 @@ const ALLOWED = {
     'formats',
     'identity',
     'intake',
+    'mcp',
     'plan',
     'run',
     'store',
@@ -50,6 +53,7 @@ const ALLOWED = {
     'formats',
     'identity',
     'intake',
+    'mcp',
     'plan',
     'run',
     'selftest',
@@ -103,7 +107,7 @@ module.exports = {
       from: {
         path: '^(converters|src/(errors|formats|identity|detect|fonts|engine|fidelity|plan|run|intake|store|core|selftest))/',
       },
-      to: { path: '^src/(cli|server|lib|docs)/|^src/index\\.ts$' },
+      to: { path: '^src/(cli|server|lib|docs|mcp)/|^src/index\\.ts$' },
     },
   ],
   options: {

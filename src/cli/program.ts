@@ -16,6 +16,7 @@ const COMMANDS: Record<string, () => Promise<CommandModule>> = {
   serve: () => import('./serve.js'),
   keys: () => import('./keys.js'),
   worker: () => import('./worker.js'),
+  mcp: () => import('./mcp.js'),
 };
 
 const version = packageVersion();

@@ -287,6 +287,12 @@ describe('real answers validate against the document', () => {
     }
   });
 
+  it('the MCP endpoint, refused without an API key', async () => {
+    const res = await get(`${base}/mcp`, {}, 'POST');
+    expect(res.status).toBe(401);
+    expectDocumented('POST', '/mcp', res);
+  });
+
   it('covered every operation of the document with a real answer', () => {
     const all = Object.entries(doc.paths).flatMap(([path, ops]) =>
       Object.keys(ops).map((m) => `${m.toUpperCase()} ${path}`),

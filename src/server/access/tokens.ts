@@ -23,6 +23,9 @@ export function sha256Hex(value: string): string {
   return createHash('sha256').update(value).digest('hex');
 }
 
+/** How long a download link stays valid. */
+export const LINK_TTL_SECONDS = 3600;
+
 /** Signs `/files/<opaque>` links: HMAC-SHA256 over the opaque part and the expiry. */
 export class LinkSigner {
   constructor(private readonly secret: Buffer) {}
@@ -53,4 +56,19 @@ export function decodeOpaque(opaque: string): { requestId: string; name: string 
   const slash = text.indexOf('/');
   if (slash <= 0) return undefined;
   return { requestId: text.slice(0, slash), name: text.slice(slash + 1) };
+}
+
+/** A signed download link of one artifact, valid for LINK_TTL_SECONDS from now. */
+export function signedFileLink(
+  signer: LinkSigner,
+  base: string,
+  requestId: string,
+  name: string,
+): { url: string; expiresAt: number } {
+  const expires = Math.floor(Date.now() / 1000) + LINK_TTL_SECONDS;
+  const opaque = encodeOpaque(requestId, name);
+  return {
+    url: `${base}/files/${opaque}?expires=${expires}&signature=${signer.sign(opaque, expires)}`,
+    expiresAt: expires * 1000,
+  };
 }

@@ -9,6 +9,7 @@ import { incomingOf } from './incoming.js';
 import { registerFileRoutes } from './routes/files.js';
 import { registerInfoRoutes } from './routes/info.js';
 import { registerIntakeRoutes } from './routes/intake.js';
+import { registerMcpRoute } from './routes/mcp.js';
 import { registerRequestRoutes } from './routes/requests.js';
 import { mountOpenApi } from './schemas/openapi-route.js';
 
@@ -38,6 +39,7 @@ export function createApp(ctx: ServerContext): Hono<AppEnv> {
   registerRequestRoutes(app, ctx);
   registerInfoRoutes(app, ctx);
   registerFileRoutes(app, ctx);
+  registerMcpRoute(app, ctx);
   mountOpenApi(app);
   // The web page at `/` (with app.js and style.css), sent with its security headers.
   mountWebPage(app);

@@ -3,10 +3,9 @@ import type { Context, Hono } from 'hono';
 import { FileconvError } from '../../../errors/index.js';
 import { contentDisposition } from '../../../store/content-disposition.js';
 import type { ArtifactRecord } from '../../../store/types.js';
-import { decodeOpaque } from '../../access/tokens.js';
+import { decodeOpaque, LINK_TTL_SECONDS } from '../../access/tokens.js';
 import type { AppEnv, ServerContext } from '../../context.js';
 import { signedLinkQuerySchema } from '../schemas/query.js';
-import { LINK_TTL_SECONDS } from './requests.js';
 
 type Range = { start: number; end: number } | 'unsatisfiable' | undefined;
 

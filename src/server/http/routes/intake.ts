@@ -1,7 +1,7 @@
 import type { Context, Hono, MiddlewareHandler } from 'hono';
 import { detectFile } from '../../../core/detect-file.js';
 import { stampPictureUrl } from '../../../core/stamp-picture.js';
-import { findPlan, type SubmitMetering, submitConversion } from '../../../core/submit-conversion.js';
+import { findPlan, submitConversion } from '../../../core/submit-conversion.js';
 import { submitMerge } from '../../../core/submit-merge.js';
 import { FileconvError } from '../../../errors/index.js';
 import {
@@ -12,54 +12,14 @@ import {
   type UploadedFile,
 } from '../../../intake/upload.js';
 import { MAX_MERGE_INPUTS } from '../../../run/merge-limits.js';
-import { checkQuotaLeft, drawQuota, enforceWriteLimit, reportLimits } from '../../access/metering.js';
-import { newOwnerToken, newRequestId, OWNER_TOKEN, sha256Hex } from '../../access/tokens.js';
-import { type AppEnv, meteredAs, type ServerContext, type WriteOperation } from '../../context.js';
+import { newRequestId } from '../../access/tokens.js';
+import type { AppEnv, ServerContext } from '../../context.js';
 import { incomingOf } from '../incoming.js';
 import { parseConvertMeta } from '../schemas/meta.js';
 import { fetchSourceUrl } from '../source-url.js';
 import { baseUrl, inputsView, requestView } from '../views.js';
 import { awaitEnd, MAX_SUBMIT_WAIT_SECONDS, waitMs } from '../wait.js';
-
-/**
- * Runs before every write, after the caller is known: counts it against the per-minute limit,
- * refuses while shutting down or when the quota is already used up (before the body is read),
- * and files it under the caller's owner token (issuing one when none was sent).
- */
-function writeGate(ctx: ServerContext, operation: WriteOperation): MiddlewareHandler<AppEnv> {
-  return async (c, next) => {
-    await enforceWriteLimit(c, ctx.limits);
-    if (ctx.state.draining)
-      throw new FileconvError(
-        'CONVERT_API_UNAVAILABLE',
-        'The server is shutting down; retry after a minute.',
-      );
-    // Which quota a conversion draws on (voice or not) is known only once its meta is read.
-    if (operation === 'detect') await checkQuotaLeft(c, ctx.limits, 'file_checks');
-    else reportLimits(c, await ctx.limits.standing(c.get('identity'), 'conversions'));
-    const sent = c.req.header('x-owner-token');
-    if (sent !== undefined && !OWNER_TOKEN.test(sent)) {
-      throw new FileconvError(
-        'INVALID_REQUEST',
-        'X-Owner-Token must be a token this server issued (fco_...).',
-      );
-    }
-    const token = sent ?? newOwnerToken();
-    if (!sent) c.header('X-Owner-Token', token);
-    c.set('ownerHash', sha256Hex(token));
-    await next();
-  };
-}
-
-/** The caller's quotas as core draws on them; each decision is reported in the RateLimit headers. */
-function meteringOf(c: Context<AppEnv>, ctx: ServerContext): SubmitMetering {
-  const identity = meteredAs(c.get('identity'));
-  return {
-    identity,
-    draw: (kind, units) => drawQuota(c, ctx.limits, kind, units),
-    refund: (draw) => ctx.limits.refund(identity, draw),
-  };
-}
+import { checkQueueRoom, meteringOf, writeGate } from '../writes.js';
 
 async function readUpload(
   ctx: ServerContext,
@@ -186,9 +146,7 @@ export function registerIntakeRoutes(app: Hono<AppEnv>, ctx: ServerContext): voi
   });
 
   app.post('/api/public/convert', writeGate(ctx, 'convert'), async (c) => {
-    if ((await ctx.queue.depth()) >= ctx.config.maxQueued) {
-      throw new FileconvError('CONVERT_API_UNAVAILABLE', 'The work queue is full; retry after a minute.');
-    }
+    await checkQueueRoom(ctx);
     // Checked before the body is read, so a bad wait costs the client no upload.
     const wait = waitMs(c.req.query('wait'), MAX_SUBMIT_WAIT_SECONDS);
     const id = newRequestId();

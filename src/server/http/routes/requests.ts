@@ -1,6 +1,6 @@
 import type { Hono } from 'hono';
 import { FileconvError } from '../../../errors/index.js';
-import { encodeOpaque, isRequestId, sha256Hex } from '../../access/tokens.js';
+import { isRequestId, sha256Hex, signedFileLink } from '../../access/tokens.js';
 import type { AppEnv, ServerContext } from '../../context.js';
 import { POLL_ROUTE } from '../kept-polls.js';
 import { parseOrThrow } from '../schemas/issues.js';
@@ -8,8 +8,6 @@ import { ownerTokenSchema, RECENT_DEFAULT, recentLimitSchema } from '../schemas/
 import { baseUrl, recentView, requestView, timelineText, timelineView } from '../views.js';
 import { awaitEnd, MAX_READ_WAIT_SECONDS, waitMs } from '../wait.js';
 
-/** How long a download link from the artifact path stays valid. */
-export const LINK_TTL_SECONDS = 3600;
 const JSON_NO_STORE = { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' } as const;
 
 export function registerRequestRoutes(app: Hono<AppEnv>, ctx: ServerContext): void {
@@ -66,14 +64,8 @@ export function registerRequestRoutes(app: Hono<AppEnv>, ctx: ServerContext): vo
       );
     }
     if (artifact.expired) throw new FileconvError('ARTIFACT_EXPIRED');
-    const expires = Math.floor(Date.now() / 1000) + LINK_TTL_SECONDS;
-    const opaque = encodeOpaque(r.id, artifact.name);
-    const signature = ctx.signer.sign(opaque, expires);
     c.header('Cache-Control', 'no-store');
-    return c.redirect(
-      `${baseUrl(c, ctx.config)}/files/${opaque}?expires=${expires}&signature=${signature}`,
-      302,
-    );
+    return c.redirect(signedFileLink(ctx.signer, baseUrl(c, ctx.config), r.id, artifact.name).url, 302);
   });
 
   app.get('/api/public/requests/:id/timeline', async (c) => {

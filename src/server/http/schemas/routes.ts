@@ -280,6 +280,24 @@ export const apiRoutes = (options: z.ZodType) => [
       ...errors('METRICS_TOKEN_REQUIRED'),
     },
   }),
+  createRoute({
+    method: 'post',
+    path: '/mcp',
+    tags: ['mcp'],
+    summary:
+      'The MCP server (Model Context Protocol, Streamable HTTP, stateless): tools detect, convert, catalog and status for AI agents; needs an API key (docs/mcp.md)',
+    security: [{ apiKey: [] }],
+    request: {
+      body: {
+        required: true,
+        content: { 'application/json': { schema: z.record(z.string(), z.unknown()) } },
+      },
+    },
+    responses: {
+      200: json(z.record(z.string(), z.unknown()), 'A JSON-RPC answer of the MCP protocol.'),
+      ...errors('API_KEY_REQUIRED'),
+    },
+  }),
   ...(
     [
       ['/', 'text/html', 'The web drop zone'],

@@ -1,0 +1,158 @@
+import { execFileSync } from 'node:child_process';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConverters } from '../../src/engine/registry.js';
+import { findBinary } from '../../src/run/binary.js';
+import { gradientPng, textPdf } from '../converters/_image-samples.js';
+import { call, type ToolAnswer } from './helpers.js';
+
+const BIN = fileURLToPath(new URL('../../bin/fileconv', import.meta.url));
+
+const root = mkdtempSync(join(tmpdir(), 'fileconv-mcp-root-'));
+const outside = mkdtempSync(join(tmpdir(), 'fileconv-mcp-outside-'));
+let client: Client;
+let stderr = '';
+
+beforeAll(async () => {
+  writeFileSync(join(root, 'items.csv'), 'name,qty\napple,3\npear,5\n');
+  await gradientPng(join(root, 'picture.png'));
+  writeFileSync(join(outside, 'secret.csv'), 'a,b\n1,2\n');
+  symlinkSync(join(outside, 'secret.csv'), join(root, 'link.csv'));
+  symlinkSync(outside, join(root, 'away'));
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [BIN, 'mcp', '--root', root],
+    cwd: outside,
+    stderr: 'pipe',
+  });
+  transport.stderr?.on('data', (d: Buffer) => {
+    stderr += d.toString();
+  });
+  client = new Client({ name: 'fileconv-test', version: '1.0.0' });
+  await client.connect(transport);
+}, 60_000);
+
+afterAll(async () => {
+  await client?.close();
+  for (const dir of [root, outside]) rmSync(dir, { recursive: true, force: true });
+});
+
+const tool = (name: string, args: Record<string, unknown>): Promise<ToolAnswer> => call(client, name, args);
+
+describe('fileconv mcp over stdio', () => {
+  it('initializes and lists the tools, the convert options made from what converters declare', async () => {
+    expect(client.getServerVersion()?.name).toBe('fileconv');
+    const { tools } = await client.listTools();
+    expect(tools.map((t) => t.name).sort()).toEqual(['catalog', 'convert', 'detect']);
+    const convert = tools.find((t) => t.name === 'convert')!;
+    const options = (convert.inputSchema.properties?.options ?? {}) as {
+      properties: Record<string, { description?: string }>;
+    };
+    // Every option any converter declares is in the schema, with its declared description.
+    for (const converter of await loadConverters()) {
+      for (const [name, spec] of Object.entries(converter.options ?? {})) {
+        expect(options.properties[name]?.description, name).toBe(spec.description);
+      }
+    }
+    expect(Object.keys(options.properties)).toEqual(expect.arrayContaining(['pages', 'rotate', 'password']));
+  });
+
+  it('detects a real PNG by its content, whatever its name says', async () => {
+    const png = await tool('detect', { path: 'picture.png' });
+    expect(png.body).toMatchObject({ path: join(root, 'picture.png'), detected: 'png', match: true });
+    const declared = await tool('detect', { path: join(root, 'picture.png'), declared: 'jpeg' });
+    expect(declared.body).toMatchObject({ declared: 'jpg', detected: 'png', match: false });
+  });
+
+  it('converts csv to json next to the input, and never over an existing file', async () => {
+    const first = await tool('convert', { path: 'items.csv', to: 'json' });
+    expect(first.isError).toBe(false);
+    expect(first.body).toEqual({
+      key: 'csv-json',
+      from: 'csv',
+      to: 'json',
+      outputs: [join(root, 'items.json')],
+    });
+    expect(JSON.parse(readFileSync(join(root, 'items.json'), 'utf8'))).toEqual([
+      { name: 'apple', qty: 3 },
+      { name: 'pear', qty: 5 },
+    ]);
+    const again = await tool('convert', { path: 'items.csv', conversion: 'csv-json', output_dir: '.' });
+    expect(again.body.outputs).toEqual([join(root, 'items_2.json')]);
+  });
+
+  it('refuses bad arguments with the API error codes', async () => {
+    const unknown = await tool('convert', { path: 'items.csv', to: 'json', options: { no_such: 1 } });
+    expect(unknown.isError).toBe(true);
+    expect(unknown.text).toMatch(/no_such/);
+    const misapplied = await tool('convert', { path: 'items.csv', to: 'json', options: { rotate: 90 } });
+    expect(misapplied.body.error).toMatchObject({ code: 'INVALID_REQUEST' });
+    expect(misapplied.body.error.message).toMatch(/rotate does not apply/);
+    const pair = await tool('convert', { path: 'picture.png', to: 'csv' });
+    expect(pair.body.error.code).toBe('UNSUPPORTED_CONVERSION');
+  });
+
+  it('refuses paths outside the roots: absolute, by .., and through symbolic links', async () => {
+    const refusals = await Promise.all([
+      tool('detect', { path: join(outside, 'secret.csv') }),
+      tool('detect', { path: '../x/../../etc/passwd' }),
+      tool('convert', { path: 'link.csv', to: 'json' }),
+      tool('convert', { path: 'away/secret.csv', to: 'json' }),
+      tool('convert', { path: 'items.csv', to: 'json', output_dir: 'away/out' }),
+      tool('convert', { path: 'items.csv', to: 'json', output_dir: outside }),
+    ]);
+    for (const r of refusals) {
+      expect(r.isError).toBe(true);
+      expect(r.body.error.code).toBe('PATH_NOT_ALLOWED');
+    }
+    expect(existsSync(join(outside, 'secret.json'))).toBe(false);
+    expect(existsSync(join(outside, 'out'))).toBe(false);
+    const missing = await tool('detect', { path: 'nothing.png' });
+    expect(missing.body.error.code).toBe('FILE_NOT_FOUND');
+  });
+
+  it('lists the catalog, filtered', async () => {
+    const csv = await tool('catalog', { from: 'csv', to: 'json' });
+    expect(csv.body).toMatchObject({ count: 1, conversions: [{ key: 'csv-json', family: 'spreadsheet' }] });
+    const few = await tool('catalog', { limit: 3 });
+    expect(few.body.conversions).toHaveLength(3);
+    expect(few.body.truncated).toBe(true);
+  });
+
+  it.skipIf(!findBinary(['qpdf']) || !findBinary(['gs']))(
+    'merges PDFs into one, and operates on a PDF with an option (needs qpdf and Ghostscript)',
+    { timeout: 60_000 },
+    async () => {
+      mkdirSync(join(root, 'docs'));
+      await textPdf(join(root, 'docs'), ['One', 'Two'], 'a.pdf');
+      await textPdf(join(root, 'docs'), ['Three'], 'b.pdf');
+      const merged = await tool('convert', { paths: ['docs/a.pdf', 'docs/b.pdf'], output_dir: 'merged' });
+      expect(merged.body).toMatchObject({ to: 'pdf', outputs: [join(root, 'merged', 'a-merged.pdf')] });
+      expect(pdfPages(merged.body.outputs[0])).toBe(3);
+      const second = await tool('convert', { path: 'docs/a.pdf', to: 'pdf', options: { pages: '2' } });
+      expect(second.body.outputs).toEqual([join(root, 'docs', 'a_2.pdf')]);
+      expect(pdfPages(second.body.outputs[0])).toBe(1);
+    },
+  );
+
+  it('keeps stdout for the protocol', () => {
+    expect(stderr).not.toMatch(/INTERNAL_ERROR|failed/);
+  });
+});
+
+function pdfPages(path: string): number {
+  return Number(execFileSync('qpdf', ['--show-npages', path], { encoding: 'utf8' }).trim());
+}
