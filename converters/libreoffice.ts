@@ -24,6 +24,7 @@ import { findBinary, probeBinary, runProcess } from '../src/run/process.js';
 import { assertPdfHeader, isEncryptedPdf } from './_pdf.js';
 import { assertDocInfoFits, assertPdfA, type DocInfo, pdfa } from './_pdfa.js';
 import { convertThroughPool } from './libreoffice/convert.js';
+import { writeWordFriendlyCopy } from './libreoffice/html-word.js';
 import { pageSetupFor } from './libreoffice/page-setup.js';
 import { writerFromPdf } from './libreoffice/pdf-import.js';
 import { officePoolAvailable, officePoolStatus } from './libreoffice/pool.js';
@@ -399,6 +400,8 @@ export default defineConverter({
     // LibreOffice names the output after the input, and picks behaviour by extension too.
     const named = join(ctx.workDir, `input.${extensionOf(edge.from)}`);
     if (edge.from === 'txt') await writeUtf8Copy(input, named, ctx.log);
+    else if (edge.from === 'html' && source.module === 'writer' && edge.to !== 'pdf')
+      await writeWordFriendlyCopy(input, named);
     else await copyFile(pptCopy ?? input, named);
     const pooledOutput = join(outDir, `output.${extensionOf(edge.to)}`);
     const pooled = {

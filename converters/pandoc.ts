@@ -7,6 +7,7 @@ import { extensionOf, type FormatId } from '../src/formats/index.js';
 import { EngineProcessError, findBinary, probeBinary, runProcess } from '../src/run/process.js';
 import { isPasswordProtected } from './office/encryption.js';
 import { odtWithoutSections } from './office/odt-sections.js';
+import { withTextContainersInBody } from './office/text-containers.js';
 
 const READERS: Partial<Record<FormatId, string>> = {
   md: 'markdown',
@@ -65,6 +66,11 @@ const UNREADABLE =
   /couldn't unpack|could not unzip|couldn't extract|did not find end of central directory|Error at .*line \d+|Cannot decode byte|Invalid UTF-8/i;
 
 const CONTAINERS = new Set<FormatId>(['docx', 'odt', 'epub']);
+/**
+ * Targets with no place for a page's furniture or a floating box: a document's text boxes, shapes,
+ * headers, footers and comments become paragraphs of their body (office/text-containers.ts).
+ */
+const FLOWING: ReadonlySet<FormatId> = new Set(['txt', 'html', 'md', 'rst', 'tex']);
 
 /**
  * pandoc reads text as UTF-8 only: a UTF-16 or Latin-1 source is handed over re-encoded, from a
@@ -84,7 +90,7 @@ async function utf8Source(input: string, format: FormatId, workDir: string, log:
 export default defineConverter({
   name: 'pandoc',
   description:
-    'pandoc (sandboxed): markup and document formats through one document tree. Text in another encoding is re-encoded to UTF-8 first: by its byte order mark, else as UTF-8 when it is valid UTF-8, else by its declaration (meta charset, XML prolog), else by an encoding detector (Big5, GB18030, Shift_JIS, EUC-KR, windows and ISO-8859 code pages, KOI8-R); a guess without confidence is read as windows-1252 and said so in the timeline.',
+    'pandoc (sandboxed): markup and document formats through one document tree. Text in another encoding is re-encoded to UTF-8 first: by its byte order mark, else as UTF-8 when it is valid UTF-8, else by its declaration (meta charset, XML prolog), else by an encoding detector (Big5, GB18030, Shift_JIS, EUC-KR, windows and ISO-8859 code pages, KOI8-R); a guess without confidence is read as windows-1252 and said so in the timeline. A DOCX or ODT to text, HTML, Markdown, reST or LaTeX is handed over with its text boxes, shapes and comments as paragraphs after the paragraph they are anchored in, and its headers and footers (each distinct one once) at the start and the end, since pandoc reads only the body and the notes.',
   packages: ['pandoc'],
   edges: EDGES,
   concurrency: 2,
@@ -117,12 +123,21 @@ export default defineConverter({
       await runProcess(pandoc, ['-o', reference, '--print-default-data-file', 'reference.odt'], ctx);
       args.push('--reference-doc', reference);
     }
-    const source =
+    let source =
       edge.from === 'odt'
         ? ((await odtWithoutSections(input, ctx.workDir)) ?? input)
         : CONTAINERS.has(edge.from)
           ? input
           : await utf8Source(input, edge.from, ctx.workDir, ctx.log);
+    if ((edge.from === 'docx' || edge.from === 'odt') && FLOWING.has(edge.to)) {
+      const lifted = await withTextContainersInBody(source, edge.from, ctx.workDir);
+      if (lifted) {
+        ctx.log(
+          `${edge.from}: ${lifted.moved} text boxes, shapes, comments, headers or footers read as body paragraphs`,
+        );
+        source = lifted.file;
+      }
+    }
     args.push('--', source);
     ctx.progress(0.1);
     try {

@@ -6,7 +6,7 @@ import { decodeSource } from '../../src/detect/text/encoding.js';
 import { FileconvError } from '../../src/errors/index.js';
 import type { FormatId } from '../../src/formats/index.js';
 import { overflowed } from './nesting.js';
-import { type DataRecord, typedCell } from './shape.js';
+import { type DataRecord, typedColumns } from './shape.js';
 
 /** A YAML document may reuse anchors a little; past this it is an expansion bomb. */
 export const YAML_MAX_ALIASES = 50;
@@ -113,8 +113,8 @@ function parseDelimited(text: string, delimiter: ',' | '\t', format: string): Da
   if (broken) throw malformed(format, `${broken.message} (row ${broken.row ?? '?'})`);
   const [header = [], ...body] = result.data;
   const names = uniqueNames(header, widest(header, body));
-  return body.map(
-    (cells): DataRecord => Object.fromEntries(names.map((name, i) => [name, typedCell(cells[i] ?? '')])),
+  return typedColumns(body, names.length).map(
+    (cells): DataRecord => Object.fromEntries(names.map((name, i) => [name, cells[i]])),
   );
 }
 

@@ -81,6 +81,36 @@ export function typedCell(s: string): string | number | boolean {
   return s;
 }
 
+export type Cell = string | number | boolean | null;
+
+/**
+ * Text cells (csv/tsv) typed one type per column, so a reader of the JSON gets what a column's
+ * schema says: numbers only when every non-empty cell of the column is one exactly, booleans
+ * likewise, else every cell stays the text it was (a ZIP code column of `02134` and `90210` stays
+ * text). In a typed column an empty cell is null; in a text column it is "".
+ */
+export function typedColumns(rows: readonly (readonly string[])[], width: number): Cell[][] {
+  const kinds = Array.from({ length: width }, (_, c) => {
+    let kind: 'number' | 'boolean' | 'string' | undefined;
+    for (const row of rows) {
+      const cell = row[c] ?? '';
+      if (cell === '') continue;
+      const t = typeof typedCell(cell) as 'number' | 'boolean' | 'string';
+      if (kind === undefined) kind = t;
+      else if (kind !== t) return 'string';
+      if (kind === 'string') return 'string';
+    }
+    return kind ?? 'string';
+  });
+  return rows.map((row) =>
+    kinds.map((kind, c) => {
+      const cell = row[c] ?? '';
+      if (kind === 'string') return cell;
+      return cell === '' ? null : typedCell(cell);
+    }),
+  );
+}
+
 /** Drops null/undefined object members (TOML has no null); a null inside a list cannot be kept. */
 export function withoutNulls(value: unknown): unknown {
   if (Array.isArray(value)) {

@@ -1,9 +1,8 @@
-import { join } from 'node:path';
 import type { StepContext } from '../../src/engine/contract.js';
 import { isFileconvError } from '../../src/errors/index.js';
-import { runProcess } from '../../src/run/process.js';
-import { pdfPageCount, popplerTool } from '../_pdf.js';
+import { pdfPageCount } from '../_pdf.js';
 import { convertThroughPool, type PooledConversion } from './convert.js';
+import { textWithPictures } from './pdf-text.js';
 import { OfficeTimeout } from './pool.js';
 
 /**
@@ -32,11 +31,17 @@ export async function writerFromPdf(job: PooledConversion, pdf: string, ctx: Ste
       why = `the layout import of ${pages} pages took longer than ${Math.round(budgetMs / 1000)} s`;
     }
   }
-  ctx.log(`pdf import: made from the PDF's text as flowing paragraphs (mode text), not its layout: ${why}`);
-  const text = join(ctx.workDir, 'pdf-text.txt');
-  await runProcess(popplerTool('pdftotext'), ['-enc', 'UTF-8', pdf, text], ctx);
+  const { file, pictures } = await textWithPictures(pdf, ctx);
+  ctx.log(
+    `pdf import: made from the PDF's text as flowing paragraphs (mode text) with its ${pictures} pictures, not its layout: ${why}`,
+  );
   return convertThroughPool(
-    { input: text, output: job.output, importFilter: 'Text (encoded):UTF8', exportFilter: job.exportFilter },
+    {
+      input: file,
+      output: job.output,
+      importFilter: 'OpenDocument Text Flat XML',
+      exportFilter: job.exportFilter,
+    },
     ctx,
   );
 }

@@ -141,6 +141,15 @@ function dataSection(): string[] {
     'either format is among the dependencies, and adding one (a Parquet reader, the Arrow library)',
     'is a dependency to review on its own.',
     '',
+    '## Tables to data',
+    '',
+    'CSV and TSV become JSON, YAML, TOML, XML or JSON Lines one record per row, keyed by the header',
+    'row, with one type per column: a column is numbers only when every non-empty cell is a number',
+    'written exactly (`42`, `-1.5`; not `007` or `1e3`), booleans only when every non-empty cell is',
+    '`true` or `false`, and otherwise text, every cell as written (a ZIP code column of `02134` and',
+    '`90210` stays text, and so does a column of `1` and `n/a`). In a number or boolean column an',
+    'empty cell is `null`; in a text column it is `""`.',
+    '',
   ];
 }
 

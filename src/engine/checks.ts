@@ -23,6 +23,11 @@ export interface ArtifactChecks extends FileCounts {
   /** Recall of the source's words in this output, 0 to 1. */
   words_kept?: number;
   words?: number;
+  /**
+   * Distinct pictures of the source, where the target can hold them and the source has some: an
+   * output with fewer `images` lost pictures.
+   */
+  source_images?: number;
 }
 
 const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
@@ -33,7 +38,12 @@ export function describeChecks(c: ArtifactChecks): string {
   if (c.pages !== undefined) parts.push(plural(c.pages, 'page'));
   if (c.sheets !== undefined) parts.push(plural(c.sheets, 'sheet'));
   if (c.rows !== undefined) parts.push(plural(c.rows, 'row'));
-  if (c.images !== undefined) parts.push(plural(c.images, 'picture'));
+  if (c.images !== undefined)
+    parts.push(
+      c.source_images !== undefined && c.images < c.source_images
+        ? `${c.images} of ${plural(c.source_images, 'picture')}`
+        : plural(c.images, 'picture'),
+    );
   if (c.width !== undefined && c.height !== undefined) parts.push(`${c.width} × ${c.height} px`);
   if (c.frames !== undefined) parts.push(plural(c.frames, 'frame'));
   if (c.duration_s !== undefined) parts.push(`${c.duration_s.toFixed(1)} s`);

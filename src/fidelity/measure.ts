@@ -71,8 +71,9 @@ export interface Observed {
   outputWords?: Map<string, number>;
 }
 
-const PDFS: ReadonlySet<FormatId> = new Set(['pdf', 'pdfa']);
-const PICTURE_TARGETS: ReadonlySet<FormatId> = new Set([
+export const PDFS: ReadonlySet<FormatId> = new Set(['pdf', 'pdfa']);
+/** Targets that hold pictures; text, data and single-file HTML targets hold none by design. */
+export const PICTURE_TARGETS: ReadonlySet<FormatId> = new Set([
   'pdf',
   'pdfa',
   'docx',

@@ -11,12 +11,12 @@ const MAX_TEXT_BYTES = 16 * 1024 * 1024;
 
 /** The parts of a zip container that hold its text, by format. */
 const TEXT_PARTS: Partial<Record<FormatId, RegExp>> = {
-  // Not headers and footers: page furniture that flowing targets (text, HTML) have no place for,
-  // and that ODF keeps in its styles.
-  docx: /^word\/(document|footnotes|endnotes)\.xml$/,
+  // Every text container: the body with its text boxes, notes, comments, headers and footers
+  // (those each distinct one once: furnitureText).
+  docx: /^word\/(document|footnotes|endnotes|comments|header\d*|footer\d*)\.xml$/,
   pptx: /^ppt\/(slides\/slide\d+|notesSlides\/notesSlide\d+)\.xml$/,
   xlsx: /^xl\/(sharedStrings|worksheets\/sheet\d+)\.xml$/,
-  odt: /^content\.xml$/,
+  odt: /^(content|styles)\.xml$/,
   odp: /^content\.xml$/,
   ods: /^content\.xml$/,
   // The book's pages, not its package (content.opf, toc.ncx: identifiers, metadata).
@@ -197,6 +197,32 @@ export function carriesWords(format: FormatId): boolean {
   return hasReadableText(format) && TEXT_FAMILIES.has(getFormat(format)?.family ?? '');
 }
 
+const ODF_COMMENT_META = /<(dc:creator|dc:date|meta:date-string)\b[^>]*>[\s\S]*?<\/\1>/g;
+const FURNITURE_PART = /^word\/(header|footer)\d*\.xml$/;
+const ODF_FURNITURE = /<style:(header|footer)(?:-first|-left)?\b[^>]*>[\s\S]*?<\/style:\1(?:-first|-left)?>/g;
+
+/**
+ * A container's text parts, with its headers and footers each distinct one once: a document
+ * repeats one header as its first, even and default page's, which a flowing target shows once.
+ * ODF keeps them in its styles, of which nothing else is text.
+ */
+function furnitureText(texts: Map<string, string>, format: FormatId): string[] {
+  const seen = new Set<string>();
+  const once = (xml: string) => {
+    const key = markupText(xml).trim();
+    if (!key || seen.has(key)) return '';
+    seen.add(key);
+    return xml;
+  };
+  return [...texts].map(([name, xml]) => {
+    if (format === 'docx' && FURNITURE_PART.test(name)) return once(xml);
+    if (name === 'styles.xml')
+      return [...xml.matchAll(ODF_FURNITURE)].map((m) => once(m[0])).join('<text:p/>');
+    // A comment's author and date are not shown with its text.
+    return name === 'content.xml' ? xml.replace(ODF_COMMENT_META, '') : xml;
+  });
+}
+
 /** The text a file shows, or undefined when its format's text cannot be read here. */
 export async function textOf(path: string, format: FormatId, run: RunTool): Promise<string | undefined> {
   if (format === 'pdf' || format === 'pdfa')
@@ -206,7 +232,9 @@ export async function textOf(path: string, format: FormatId, run: RunTool): Prom
     const { texts } = await readZip(path, (name) => parts.test(name));
     if (format === 'xlsx') return markupText(workbookShownXml(texts));
     const shown = OOXML_TEXT[format];
-    return [...texts.values()].map((xml) => markupText(shown ? ooxmlShownText(xml, shown) : xml)).join(' ');
+    return furnitureText(texts, format)
+      .map((xml) => markupText(shown ? ooxmlShownText(xml, shown) : xml))
+      .join(' ');
   }
   if (!PLAIN.has(format) && !MARKUP.has(format) && format !== 'rtf') return undefined;
   const size = (await stat(path)).size;

@@ -319,6 +319,16 @@ describe('data converter', () => {
     expect(readFileSync(files[0]!, 'utf8')).toContain('"__proto__": "x"');
   });
 
+  it('gives a CSV column one type in JSON: numbers or booleans only when every cell is one', async () => {
+    const csv = 'zip,qty,ok,note\n02134,3,true,1\n90210,,false,n/a\n10001,4.5,,2\n';
+    const { files } = await runStep(data, 'csv', 'json', sample('types.csv', csv));
+    expect(JSON.parse(readFileSync(files[0]!, 'utf8'))).toEqual([
+      { zip: '02134', qty: 3, ok: true, note: '1' },
+      { zip: '90210', qty: null, ok: false, note: 'n/a' },
+      { zip: '10001', qty: 4.5, ok: null, note: '2' },
+    ]);
+  });
+
   it('writes a single value as one row of one column, value', async () => {
     const csv = await runStep(data, 'json', 'csv', sample('t.json', '42'));
     expect(readFileSync(csv.files[0]!, 'utf8').trim().split(/\r?\n/)).toEqual(['value', '42']);

@@ -110,6 +110,10 @@ const checksSchema = z
     frames: count,
     words: count,
     words_kept: z.number().min(0).max(1).optional(),
+    source_images: count.meta({
+      description:
+        "The source's distinct pictures, where the target can hold pictures: fewer `images` means pictures were lost.",
+    }),
   })
   .meta({
     id: 'ArtifactChecks',
