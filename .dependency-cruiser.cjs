@@ -41,7 +41,10 @@ const ALLOWED = {
   ],
   web: ['detect', 'engine', 'formats'],
   lib: ['core', 'detect', 'engine', 'errors', 'formats', 'plan', 'run', 'server'],
+  // The typed HTTP client (fileconv/client): the API's own error codes, nothing of the server.
+  client: ['errors'],
   cli: [
+    'client',
     'core',
     'detect',
     'engine',
@@ -99,11 +102,11 @@ module.exports = {
     {
       name: 'no-shell-below',
       severity: 'error',
-      comment: 'Nothing below the shells imports a shell (cli, server, lib, web, docs) or the package entry.',
+      comment: 'Nothing below the shells imports a shell (cli, server, lib, web, docs, client) or the package entry.',
       from: {
         path: '^(converters|src/(errors|formats|identity|detect|fonts|engine|fidelity|plan|run|intake|store|core|selftest))/',
       },
-      to: { path: '^src/(cli|server|lib|docs)/|^src/index\\.ts$' },
+      to: { path: '^src/(cli|server|lib|docs|client)/|^src/index\\.ts$' },
     },
   ],
   options: {
