@@ -4,6 +4,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient } from '../../src/client/index.js';
+import { renderClientTypes } from '../../src/docs/client-types.js';
 import { FileconvError } from '../../src/errors/index.js';
 import { ROOT, removeDir, startTestServer, type TestServer, tempDir } from '../server/helpers.js';
 
@@ -27,6 +28,12 @@ afterAll(async () => {
 });
 
 describe('createClient', () => {
+  it("has the types npm run docs makes from docs/openapi.json (which test/server/openapi.test.ts holds to the server's)", async () => {
+    const document = JSON.parse(readFileSync(join(ROOT, 'docs', 'openapi.json'), 'utf8'));
+    const written = readFileSync(join(ROOT, 'src', 'client', 'api-types.ts'), 'utf8');
+    expect(written).toBe(await renderClientTypes(document));
+  });
+
   it('uploads, long-polls the request until it ends, and downloads its artifact', async () => {
     const client = createClient({ server: `${server.url}/` });
     const input = join(dir, 'items.csv');

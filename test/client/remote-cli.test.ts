@@ -58,8 +58,10 @@ function folder(files: Record<string, string | Buffer>): string {
 async function bothWays(args: string[], files: Record<string, string | Buffer>) {
   const here = folder(files);
   const there = folder(files);
-  const local = await fileconv(args, here);
-  const remote = await fileconv(args, there, { FILECONV_SERVER: server.url, FILECONV_KEY: key });
+  const [local, remote] = await Promise.all([
+    fileconv(args, here),
+    fileconv(args, there, { FILECONV_SERVER: server.url, FILECONV_KEY: key }),
+  ]);
   // Result lines name absolute output paths: each run's own folder.
   const lines = (stdout: string, dir: string) =>
     stdout
