@@ -24,7 +24,7 @@ export function addRemoteOptions(cmd: Command): Command {
     .option('--key <key>', 'the API key for --server (env FILECONV_KEY)');
 }
 
-/** The server to use, from the flags, else the environment; undefined for a local run. */
+/** The server to use, from the flags, else the environment; undefined for a local run (createClient checks the URL). */
 export function remoteOf(flags: RemoteFlags): { server: string; key?: string } | undefined {
   const server = flags.server ?? (process.env.FILECONV_SERVER || undefined);
   const key = flags.key ?? (process.env.FILECONV_KEY || undefined);
@@ -32,8 +32,6 @@ export function remoteOf(flags: RemoteFlags): { server: string; key?: string } |
     if (flags.key !== undefined) throw new UsageError('--key goes with --server (or FILECONV_SERVER)');
     return undefined;
   }
-  if (!/^https?:\/\/[^/]/i.test(server))
-    throw new UsageError(`--server takes an http(s) URL, not "${server}"`);
   return { server, key };
 }
 

@@ -77,7 +77,8 @@ async function bothWays(args: string[], files: Record<string, string | Buffer>) 
   };
 }
 
-describe('fileconv convert --server', () => {
+// Each case starts the CLI twice (here and remote): room for a busy machine's slow start-ups.
+describe('fileconv convert --server', { timeout: 300_000 }, () => {
   it('converts csv to json with the same result line, file and exit code as a local run', async () => {
     const csv = 'name,qty\napple,3\npear,5\n';
     const r = await bothWays(['convert', 'items.csv', '--to', 'json', '--json'], { 'items.csv': csv });
