@@ -44,7 +44,10 @@ const ALLOWED = {
   ],
   web: ['detect', 'engine', 'formats'],
   lib: ['core', 'detect', 'engine', 'errors', 'formats', 'plan', 'run', 'server'],
+  // The typed HTTP client (fileconv/client): the API's own error codes, nothing of the server.
+  client: ['errors'],
   cli: [
+    'client',
     'core',
     'detect',
     'engine',
@@ -103,11 +106,11 @@ module.exports = {
     {
       name: 'no-shell-below',
       severity: 'error',
-      comment: 'Nothing below the shells imports a shell (cli, server, lib, web, docs) or the package entry.',
+      comment: 'Nothing below the shells imports a shell (cli, server, lib, web, docs, client) or the package entry.',
       from: {
         path: '^(converters|src/(errors|formats|identity|detect|fonts|engine|fidelity|plan|run|intake|store|core|selftest))/',
       },
-      to: { path: '^src/(cli|server|lib|docs|mcp)/|^src/index\\.ts$' },
+      to: { path: '^src/(cli|server|lib|docs|mcp|client)/|^src/index\.ts$' },
     },
   ],
   options: {

@@ -21,6 +21,8 @@ export default defineConfig({
   entry: {
     cli: 'src/cli/main.ts',
     index: 'src/index.ts',
+    // `fileconv/client`, the typed HTTP client (docs/library.md).
+    client: 'src/client/index.ts',
     // The server's detection thread (src/detect/pool.ts).
     'detect/worker': 'src/detect/worker.ts',
     ...converterEntries,
@@ -32,7 +34,7 @@ export default defineConfig({
   splitting: true,
   sourcemap: true,
   clean: true,
-  dts: { entry: { index: 'src/index.ts' } },
+  dts: { entry: { index: 'src/index.ts', client: 'src/client/index.ts' } },
   // An installed package ships dist/ only: its runtime files go where dist/ looks for them.
   onSuccess: async () => {
     cpSync('converters', 'dist/converters', {

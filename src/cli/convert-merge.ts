@@ -1,7 +1,7 @@
 import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
-import { mergeFiles } from '../core/convert-file.js';
+import type { mergeFiles } from '../core/convert-file.js';
 import { FileconvError } from '../errors/index.js';
 import { formatFromFilename } from '../formats/index.js';
 import { fetchToFile } from '../intake/url.js';
@@ -35,6 +35,8 @@ export async function mergeCommandLine(
     options: Record<string, string>;
     outDir: string;
     baseName: string;
+    /** The core's mergeFiles, or its remote counterpart (remote.ts). */
+    merge: typeof mergeFiles;
     signal: AbortSignal;
     onProgress: (p: Progress) => void;
   },
@@ -56,7 +58,8 @@ export async function mergeCommandLine(
         throw new FileconvError('FILE_NOT_FOUND', `${arg} does not exist or is not a file.`);
       inputs.push({ path: arg, filename: basename(arg), from: job.from });
     }
-    const result = await mergeFiles({ ...job, inputs });
+    const { merge, ...rest } = job;
+    const result = await merge({ ...rest, inputs });
     return { input, ok: true, outputs: result.outputs, key: result.key };
   } catch (e) {
     return { input, ok: false, outputs: [], error: errorBody(e) };

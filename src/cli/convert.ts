@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { basename, join, relative } from 'node:path';
 import type { Command } from 'commander';
 import ora, { type Ora } from 'ora';
-import { convertFile } from '../core/convert-file.js';
+import { convertFile, mergeFiles } from '../core/convert-file.js';
 import { readStampPictureUrl } from '../core/stamp-picture.js';
 import { closeEngines } from '../engine/registry.js';
 import { batchExitCode, EXIT, exitCodeOf } from '../errors/exit-codes.js';
@@ -27,6 +27,14 @@ import {
 } from './convert-io.js';
 import { mergeCommandLine, mergeTarget } from './convert-merge.js';
 import { openStdio, type Stdio } from './convert-stdio.js';
+import {
+  addRemoteOptions,
+  type RemoteFlags,
+  type Runner,
+  remoteClient,
+  remoteOf,
+  remoteRunner,
+} from './remote.js';
 
 /** Flags that are options by another name: `--pages 2-5` is `-O pages=2-5`. */
 interface OperationFlags {
@@ -42,7 +50,7 @@ interface OperationFlags {
   stampImage?: string;
 }
 
-interface ConvertFlags extends OperationFlags {
+interface ConvertFlags extends OperationFlags, RemoteFlags {
   to?: string;
   output?: string;
   option: string[];
@@ -89,7 +97,8 @@ export function register(program: Command): void {
     .option('--from <format>', 'source format, instead of detecting it')
     .option('--merge', 'join the inputs, in order, into one file (PDF: one bookmark per input)')
     .option('--json', 'one JSON result per input per line (also the default when stdout is not a terminal)')
-    .option('--concurrency <n>', 'inputs converted at once', '2')
+    .option('--concurrency <n>', 'inputs converted at once', '2');
+  addRemoteOptions(cmd)
     .addHelpText(
       'after',
       '\nSeveral inputs without --merge are converted each on its own; with --merge they become one file.\nExit codes: 0 ok, 1 conversion failed, 2 usage, 3 unsupported pair, 4 some inputs of a batch failed.',
@@ -128,6 +137,15 @@ function collect(value: string, previous: string[]): string[] {
   return [...previous, value];
 }
 
+/** This machine's engines. */
+const LOCAL: Runner = { convertFile, mergeFiles };
+
+/** Where a command's results go, and what runs its conversions. */
+interface Context {
+  stdio: Stdio;
+  runner: Runner;
+}
+
 /** `-` as an input or as -o (convert-stdio.ts) around the command. */
 async function withStdio(args: string[], flags: ConvertFlags): Promise<number> {
   let stdio: Stdio;
@@ -137,9 +155,17 @@ async function withStdio(args: string[], flags: ConvertFlags): Promise<number> {
     console.error(`fileconv convert: ${(e as Error).message}`);
     return exitCodeOf(errorBody(e).code);
   }
+  let runner: Runner = LOCAL;
+  try {
+    const remote = remoteOf(flags);
+    if (remote) runner = remoteRunner(await remoteClient(remote));
+  } catch (e) {
+    await stdio.cleanup();
+    return refused(e, Boolean(flags.json) || !process.stdout.isTTY || stdio.toStdout, stdio);
+  }
   const command = flags.merge ? mergeCommand : convertCommand;
   const outputs: string[] = [];
-  const code = await command(stdio.args, { ...flags, output: stdio.output }, stdio, outputs);
+  const code = await command(stdio.args, { ...flags, output: stdio.output }, { stdio, runner }, outputs);
   try {
     if (code === EXIT.OK) await stdio.finish(outputs);
     else await stdio.cleanup();
@@ -153,7 +179,7 @@ async function withStdio(args: string[], flags: ConvertFlags): Promise<number> {
 async function convertCommand(
   args: string[],
   flags: ConvertFlags,
-  stdio: Stdio,
+  { stdio, runner }: Context,
   outputs: string[],
 ): Promise<number> {
   const json = Boolean(flags.json) || !process.stdout.isTTY || stdio.toStdout;
@@ -181,6 +207,7 @@ async function convertCommand(
   const signal = interruptSignal();
   const results = await mapLimit(target.inputs, concurrency, async (input) => {
     const line = await convertOne(input, {
+      convertFile: runner.convertFile,
       to,
       from,
       options,
@@ -209,11 +236,11 @@ async function convertCommand(
 async function mergeCommand(
   args: string[],
   flags: ConvertFlags,
-  stdio: Stdio,
+  { stdio, runner }: Context,
   outputs: string[],
 ): Promise<number> {
   const json = Boolean(flags.json) || !process.stdout.isTTY || stdio.toStdout;
-  let job: Omit<Parameters<typeof mergeCommandLine>[1], 'signal' | 'onProgress'>;
+  let job: Omit<Parameters<typeof mergeCommandLine>[1], 'signal' | 'onProgress' | 'merge'>;
   try {
     const target = mergeTarget(args, flags);
     job = {
@@ -230,6 +257,7 @@ async function mergeCommand(
   const signal = interruptSignal();
   const line = await mergeCommandLine(args, {
     ...job,
+    merge: runner.mergeFiles,
     signal,
     onProgress: (p) => {
       if (spinner) spinner.text = `merging ${args.length} files: step ${p.step}/${p.steps} ${p.percent}%`;
@@ -281,6 +309,7 @@ function report(line: ConvertLine, spinner: Ora | undefined): void {
 }
 
 interface OneJob {
+  convertFile: Runner['convertFile'];
   to: string;
   from?: string;
   options: Record<string, string>;
@@ -306,7 +335,7 @@ async function convertOne(input: string, job: OneJob): Promise<ConvertLine> {
       path = fetched.path;
       name = fetched.filename;
     }
-    const result = await convertFile({
+    const result = await job.convertFile({
       path,
       filename: name,
       from: job.from,

@@ -5,22 +5,25 @@ import { isFileconvError } from '../errors/index.js';
 import { resolveFormat } from '../formats/index.js';
 import { shownText } from '../intake/untrusted-text.js';
 import { mapLimit } from '../run/concurrency.js';
+import { addRemoteOptions, type RemoteFlags, remoteClient, remoteOf } from './remote.js';
 
 /** Files detected at once; detection is bounded I/O, so a few in flight keep the disk busy. */
 const PARALLEL = 8;
+/** Files sent to a server at once. */
+const REMOTE_PARALLEL = 2;
 
 interface Row extends DetectReport {
   file: string;
 }
 
-interface DetectFlags {
+interface DetectFlags extends RemoteFlags {
   json?: boolean;
   declared?: string;
   strict?: boolean;
 }
 
 export function register(program: Command): void {
-  program
+  const cmd = program
     .command('detect')
     .description('Identify files by their content and compare with the format their name declares.')
     .argument('<file...>', 'files to identify')
@@ -29,7 +32,8 @@ export function register(program: Command): void {
     .option(
       '--strict',
       `exit ${DETECT_EXIT_CODE.FORMAT_MISMATCH} when a detected format differs from the declared one`,
-    )
+    );
+  addRemoteOptions(cmd)
     .addHelpText(
       'after',
       `\nExit codes: 0 ok, ${DETECT_EXIT_CODE.INVALID_REQUEST} bad option, ${DETECT_EXIT_CODE.FILE_NOT_FOUND} a file could not be read, ` +
@@ -45,14 +49,40 @@ async function runDetect(files: string[], flags: DetectFlags): Promise<number> {
     process.stderr.write(`fileconv detect: unknown format "${flags.declared}" for --declared\n`);
     return DETECT_EXIT_CODE.INVALID_REQUEST;
   }
-  const results = await mapLimit(files, PARALLEL, async (file): Promise<Row | Error> => {
+  let detectOne = (file: string): Promise<DetectReport> => detect(file, { declared: flags.declared });
+  let parallel = PARALLEL;
+  let remote: ReturnType<typeof remoteOf>;
+  try {
+    remote = remoteOf(flags);
+    if (remote) {
+      const client = await remoteClient(remote);
+      detectOne = (file) => client.detect(file, { declared: flags.declared }) as Promise<DetectReport>;
+      // Each file is a write the server counts (30 a minute by default): a few at a time.
+      parallel = REMOTE_PARALLEL;
+    }
+  } catch (e) {
+    process.stderr.write(`fileconv detect: ${shownText((e as Error).message)}\n`);
+    return DETECT_EXIT_CODE.INVALID_REQUEST;
+  }
+  let refusal: Error | undefined;
+  const results = await mapLimit(files, parallel, async (file): Promise<Row | Error> => {
+    if (refusal) return refusal;
     try {
-      return { file, ...(await detect(file, { declared: flags.declared })) };
+      return { file, ...(await detectOne(file)) };
     } catch (e) {
       if (isFileconvError(e) && e.code === 'FILE_NOT_FOUND') return e;
+      // The server refused (a bad key, a used-up quota) or could not be reached: no file is to blame.
+      if (remote && isFileconvError(e)) {
+        refusal ??= e;
+        return refusal;
+      }
       throw e;
     }
   });
+  if (refusal) {
+    process.stderr.write(`fileconv detect: ${shownText(refusal.message)}\n`);
+    return DETECT_EXIT_CODE.INVALID_REQUEST;
+  }
   const rows: Row[] = [];
   results.forEach((r, i) => {
     if (r instanceof Error) process.stderr.write(`fileconv detect: cannot read ${files[i]}\n`);

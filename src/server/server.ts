@@ -57,6 +57,8 @@ export interface StartOptions {
   webhookAllowPrivate?: PrivateAllowance;
   /** Waits before each webhook retry (3 by default); tests shorten them. */
   webhookRetryDelaysMs?: readonly number[];
+  /** The window of the per-minute write limit (a minute); tests shorten it to see a retry through. */
+  writeWindowMs?: number;
 }
 
 /** The API without a listening socket: its context, its Hono app, and a way to stop it. */
@@ -84,7 +86,7 @@ export async function openService(config: ServeConfig, options: StartOptions = {
   const secret = await signingSecret(records.secrets, config.dataDir);
   // Never a key of the database's: the deployment's secret, or one of this process's (option-secrets.ts).
   const optionSecrets = new OptionSecrets(deployment);
-  const metering = new Metering(config, records.quotas, records.writeLimits);
+  const metering = new Metering(config, records.quotas, records.writeLimits, options.writeWindowMs);
   const scratch = await dataDirScratch(config.dataDir);
   const observers: QueueObserver[] = [];
   const runDeps = {

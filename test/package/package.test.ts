@@ -48,7 +48,14 @@ beforeAll(async () => {
   console.log(`tarball: ${info.filename}, ${(info.size / 1024).toFixed(1)} KiB, ${paths.length} files`);
   expect(paths.filter((p) => /^(test|bench|src|\.ci)\/|fixtures/.test(p))).toEqual([]);
   expect(paths).toEqual(
-    expect.arrayContaining(['dist/cli.js', 'dist/index.js', 'dist/index.d.ts', 'bin/fileconv']),
+    expect.arrayContaining([
+      'dist/cli.js',
+      'dist/index.js',
+      'dist/index.d.ts',
+      'dist/client.js',
+      'dist/client.d.ts',
+      'bin/fileconv',
+    ]),
   );
   expect(paths).toEqual(
     expect.arrayContaining([
@@ -123,7 +130,7 @@ describe('the installed package', () => {
     expect(r.exitCode).toBe(0);
   });
 
-  it('serves the API: /readyz, then a conversion over HTTP', async () => {
+  it('serves the API: /readyz, a conversion over HTTP, then detect --server and fileconv/client', async () => {
     const child = spawn(
       join(project, 'node_modules', '.bin', 'fileconv'),
       ['serve', '--port', '0', '--data-dir', join(work, 'data')],
@@ -146,6 +153,14 @@ describe('the installed package', () => {
     const location = String((await get(done.artifacts[0].download)).headers.location);
     const jpg = await fetch(location);
     expect(Buffer.from(await jpg.arrayBuffer()).subarray(0, 3)).toEqual(Buffer.from([0xff, 0xd8, 0xff]));
+    // The installed CLI and `fileconv/client` against the same server.
+    const remote = await fileconv(['detect', fixture('image.png'), '--json', '--server', url]);
+    expect(JSON.parse(remote.stdout)).toMatchObject({ detected: 'png', match: true });
+    const script = `import { createClient } from 'fileconv/client';
+      const r = await createClient({ server: process.argv[2] }).conversions();
+      console.log(r.conversions.some((c) => c.key === 'png-jpg'));`;
+    writeFileSync(join(project, 'client.mjs'), script);
+    expect((await execa('node', ['client.mjs', url], { cwd: project })).stdout).toBe('true');
     child.kill('SIGTERM');
   });
 

@@ -13,6 +13,7 @@ export class Metering implements WriteLimits {
     private readonly config: Pick<ServeConfig, 'rateLimit' | 'quotas'>,
     private readonly quotas: QuotaStore,
     private readonly writeLimits: WriteLimitStore,
+    private readonly writeWindowMs = DEFAULT_WRITE_WINDOW_MS,
   ) {}
 
   private limitOf(identity: Identity, kind: QuotaKind): number {
@@ -25,7 +26,7 @@ export class Metering implements WriteLimits {
     const result = await this.writeLimits.admit(
       meteredAs({ kind: 'anonymous', ip: identity.ip }),
       this.config.rateLimit,
-      DEFAULT_WRITE_WINDOW_MS,
+      this.writeWindowMs,
       Date.now(),
     );
     return {
