@@ -10,8 +10,11 @@ export const greyscale = defineOption(
   },
 );
 
-/** pdfwrite's colour conversion to one grey channel; nothing when greyscale is not asked. */
+/**
+ * pdfwrite's colour conversion to one grey channel; nothing when greyscale is not asked. Pages
+ * keep their rotation: pdfwrite would otherwise turn each page to the direction of its text.
+ */
 export function greyscaleArgs(o: { greyscale?: boolean }): string[] {
   if (o.greyscale !== true) return [];
-  return ['-sColorConversionStrategy=Gray', '-dProcessColorModel=/DeviceGray'];
+  return ['-sColorConversionStrategy=Gray', '-dProcessColorModel=/DeviceGray', '-dAutoRotatePages=/None'];
 }

@@ -189,7 +189,12 @@ def n_up(source, per_sheet, booklet):
             if number == 0:
                 continue
             x, y = i % cols, i // cols
-            sheet.show_pdf_page(fitz.Rect(x * cw, y * ch, (x + 1) * cw, (y + 1) * ch), source, number - 1)
+            cell = fitz.Rect(x * cw, y * ch, (x + 1) * cw, (y + 1) * ch)
+            try:
+                sheet.show_pdf_page(cell, source, number - 1)
+            except ValueError:
+                pass  # a page with nothing on it leaves its cell empty
+
     return out
 
 
@@ -202,12 +207,14 @@ def main():
     done = {"pages_in": doc.page_count}
     if job.get("redact"):
         done.update(redact(doc, job["redact"]))
-    if job.get("rotate_pages"):
-        rotate_pages(doc, job["rotate_pages"])
+    # The order operations take in a chain of steps (OPERATION_ORDER): page numbers of
+    # rotate_pages count the pages left once blank ones are gone.
     if job.get("remove_blank") is not None:
         done["removed_pages"] = remove_blank(doc, job["remove_blank"])
     if job.get("crop"):
         crop(doc, job["crop"])
+    if job.get("rotate_pages"):
+        rotate_pages(doc, job["rotate_pages"])
     if job.get("per_sheet") or job.get("booklet"):
         doc = n_up(doc, job.get("per_sheet") or 2, bool(job.get("booklet")))
     done["pages_out"] = doc.page_count
