@@ -95,6 +95,7 @@ export function render(pdf: string, page: number, dir: string, gray = false, dpi
     '-l',
     f,
     '-singlefile',
+    '-cropbox',
     ...(gray ? ['-gray'] : []),
     pdf,
     base,
