@@ -1,5 +1,12 @@
-import type { z } from 'zod';
-import { bool, defineOption, like, num, OPERATION_ORDER, oneOfNumbers } from '../src/engine/option-kit.js';
+import {
+  bool,
+  defineOption,
+  like,
+  num,
+  OPERATION_ORDER,
+  type OptionValues,
+  oneOfNumbers,
+} from '../src/engine/option-kit.js';
 
 /**
  * The page operations MuPDF does (converters/mupdf.ts), and the job its script reads: every value
@@ -82,7 +89,7 @@ export const MUPDF_OPTIONS = {
   ),
 };
 
-type Values = { readonly [K in keyof typeof MUPDF_OPTIONS]?: z.output<(typeof MUPDF_OPTIONS)[K]['schema']> };
+type Values = OptionValues<typeof MUPDF_OPTIONS>;
 
 /** Whether a request asks anything of MuPDF's step. */
 export const wantsMupdf = (o: Record<string, unknown>) =>
