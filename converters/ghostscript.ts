@@ -28,6 +28,7 @@ import {
   selectPages,
 } from './_pdf.js';
 import { withoutActiveContent } from './_pdf-active.js';
+import { greyscale, greyscaleArgs } from './_pdf-greyscale.js';
 import { assertPdfA, docInfoPdfmark, pdfa, pdfaArgs, psString } from './_pdfa.js';
 
 const BINARY = ['gs'];
@@ -47,15 +48,15 @@ const edges: ConversionEdge[] = [
     cost: 10,
     options: ['pages', 'keep_active_content', ...INFO],
   },
-  // Lossy compression and PDF/A only: the operations that keep pictures as they are belong to qpdf.
+  // Lossy compression, greyscale and PDF/A only: the operations that keep pictures as they are belong to qpdf.
   {
     from: 'pdf',
     to: 'pdf',
     family: 'document',
     lossy: true,
     cost: 10,
-    options: ['compress', 'pages', 'pdfa', 'keep_active_content', ...INFO],
-    skipWhen: (o) => !wantsLossyCompression(o) && o.pdfa === undefined,
+    options: ['compress', 'pages', 'pdfa', 'greyscale', 'keep_active_content', ...INFO],
+    skipWhen: (o) => !wantsLossyCompression(o) && o.pdfa === undefined && o.greyscale === undefined,
   },
   { from: 'ps', to: 'pdf', family: 'document', lossy: false, cost: 8, options: [] },
   { from: 'eps', to: 'pdf', family: 'image', lossy: false, cost: 8, options: [] },
@@ -169,6 +170,7 @@ const OPTIONS = {
   quality,
   compress,
   pdfa,
+  greyscale,
   title,
   author,
   subject,
@@ -179,7 +181,7 @@ type Options = OptionValues<typeof OPTIONS>;
 export default defineConverter({
   name: 'ghostscript',
   description:
-    'Ghostscript (-dSAFER): PDF/A-2b (checked), lossy PDF compression, PostScript and EPS to PDF, PDF to PostScript, page images',
+    'Ghostscript (-dSAFER): PDF/A-2b (checked), lossy PDF compression, greyscale PDFs, PostScript and EPS to PDF, PDF to PostScript, page images',
   packages: ['ghostscript', 'qpdf', 'poppler-utils'],
   edges,
   options: OPTIONS,
@@ -221,7 +223,8 @@ export default defineConverter({
       args.push(...compressionArgs(options).filter((a) => a.startsWith('-dPDFSETTINGS')), ...pdfa.args);
       if (pdfa.prologue) before.push(pdfa.prologue);
     } else if (edge.to === 'pdf' && edge.from === 'pdf') {
-      args.push(...compressionArgs(options));
+      const compression = compressionArgs(options);
+      args.push(...(compression.length > 0 ? compression : ['-sDEVICE=pdfwrite']), ...greyscaleArgs(options));
     } else if (edge.to === 'pdf') {
       args.push('-sDEVICE=pdfwrite', ...(edge.from === 'eps' ? ['-dEPSCrop'] : []));
     } else if (edge.to === 'ps') {
@@ -257,7 +260,9 @@ export default defineConverter({
       );
     }
     if (archive) await assertPdfA(files[0]!, ctx, 'Ghostscript', info ? options : {});
-    else if (edge.from === 'pdf' && edge.to === 'pdf') await keepSmaller(input, files[0]!, ctx, !info);
+    // A greyscale result is what was asked, whatever its size: the input is no substitute.
+    else if (edge.from === 'pdf' && edge.to === 'pdf' && !options.greyscale)
+      await keepSmaller(input, files[0]!, ctx, !info);
     ctx.progress(1);
     return { files };
   },

@@ -1934,6 +1934,10 @@ export interface components {
             author?: string;
             /** @description bitrate in kbit/s */
             bitrate?: number;
+            /** @description with remove_blank_pages: the share of a page's area that may be inked (dust, noise of a scan) and still count as blank (default 0) */
+            blank_threshold?: number;
+            /** @description true: a saddle-stitched booklet, two pages a side in folding order (print both sides, fold in the middle) */
+            booklet?: boolean;
             /** @description merging several inputs: one bookmark per input, its own bookmarks under it (default true) */
             bookmarks?: boolean;
             /** @description start every top-level heading on a new page (Markdown and text to PDF) */
@@ -1945,6 +1949,11 @@ export interface components {
             compress?: "lossless" | "printer" | "ebook" | "screen";
             /** @description video constant rate factor */
             crf?: number;
+            /**
+             * @description crop every page: x0,y0,x1,y1 in points from the bottom-left corner, or content (to what the page shows)
+             * @example 36,36,559,806
+             */
+            crop?: string;
             /** @description straighten pages scanned at a slant (re-encodes their pictures) */
             deskew?: boolean;
             /** @description device pixels per CSS px of a web page image */
@@ -1972,6 +1981,8 @@ export interface components {
              * @example <span class="pageNumber"></span>
              */
             footer_template?: string;
+            /** @description true: every colour of the PDF (text, drawings, pictures) turned to grey (Ghostscript) */
+            greyscale?: boolean;
             /**
              * @description HTML header on every printed page (pageNumber, totalPages, title, date)
              * @example <span class="pageNumber"></span>
@@ -2038,6 +2049,8 @@ export interface components {
              * @example 1-3,5
              */
             pages?: string;
+            /** @description lay 2, 4, 6 or 9 pages on each sheet, in reading order, the sheet the size of the first page */
+            pages_per_sheet?: 2 | 4 | 6 | 9;
             /**
              * @description paper size of a printed page: A3, A4, A5, Letter, Legal, Tabloid or WxH with a unit (210x297mm)
              * @example A4, Letter or 210x297mm
@@ -2060,12 +2073,34 @@ export interface components {
             /** @description encoder quality 1-100 */
             quality?: number;
             /**
+             * @description redact boxes: page:x0,y0,x1,y1 in points from the bottom-left corner, several separated by ; (no page: every page); what is under them is removed, not only covered
+             * @example 1:72,700,300,730
+             */
+            redact_boxes?: string;
+            /**
+             * @description redact what this regular expression matches on a line of text (Python syntax; (?i) for any case)
+             * @example \d{3}-\d{2}-\d{4}
+             */
+            redact_regex?: string;
+            /**
+             * @description redact every occurrence of these words, separated by | (any case), removed from the file and blacked out
+             * @example John Smith|ACME Ltd
+             */
+            redact_text?: string;
+            /** @description remove blank pages: pages with no ink, or no more than blank_threshold of it (scans) */
+            remove_blank_pages?: boolean;
+            /**
              * @description video size WxH
              * @example 1280x720
              */
             resolution?: string;
             /** @description turn the pages clockwise by this many degrees */
             rotate?: 90 | 180 | 270;
+            /**
+             * @description turn chosen pages clockwise: angle:pages, a page list after an angle takes it (90:1-3,180:5)
+             * @example 90:1-3,180:5
+             */
+            rotate_pages?: string;
             /** @description audio sample rate in Hz */
             sample_rate?: 8000 | 11025 | 16000 | 22050 | 24000 | 32000 | 44100 | 48000;
             /** @description remove active and hidden content from a PDF: JavaScript, every action and link, embedded files, XMP and document information (pages, text, pictures and form fields stay) */

@@ -3,8 +3,11 @@ import type { ArtifactChecks } from './checks.js';
 import type { OptionSpecs } from './option-kit.js';
 import type { ConversionOptions } from './options.js';
 
-/** The family of a conversion edge: the source format's family, or one of the special families. */
-export type ConversionFamily = FormatFamily | 'ocr' | 'voice';
+/**
+ * The family of a conversion edge: the source format's family, or one of the special families
+ * (`pictures`: the pictures a document holds taken out of it, as they are stored).
+ */
+export type ConversionFamily = FormatFamily | 'ocr' | 'voice' | 'pictures';
 
 /** One step an engine can do: `from` to `to`. */
 export interface ConversionEdge {

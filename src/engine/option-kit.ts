@@ -28,16 +28,24 @@ export interface OptionSpec<S extends z.ZodType = z.ZodType> {
 }
 
 /**
- * The order of operations on a document, whatever order a request gives them in: what is drawn
- * over the pages first, then rotation, flattening, OCR, compression, removal of active content
- * (sanitize, so that PDF/A and document information asked with it are written after), PDF/A, document information,
- * fast web view, encryption last, and a split (several files) at the very end.
+ * The order of operations on a document, whatever order a request gives them in: redaction, blank
+ * pages removed and cropping first (they work on the pages as given), then what is drawn over the
+ * pages, rotation, flattening, several pages a sheet (after flattening: a sheet shows pages, not
+ * their annotations), OCR, greyscale, compression, removal of active content (sanitize, so that
+ * PDF/A and document information asked with it are written after), PDF/A, document information, fast web view,
+ * encryption last, and a split (several files) at the very end.
  */
 export const OPERATION_ORDER = {
+  redact: 5,
+  removeBlank: 6,
+  crop: 8,
   overlay: 10,
   rotate: 20,
+  rotatePages: 21,
   flatten: 30,
+  layout: 32,
   ocr: 35,
+  greyscale: 38,
   compress: 40,
   sanitize: 45,
   pdfa: 50,

@@ -28,10 +28,11 @@ export type ContentKind =
   | 'recognised'
   | 'transcript'
   | 'contents'
-  | 'cues';
+  | 'cues'
+  | 'pictures';
 
 /** What a step does to the content, from the engine family and the family of the format it writes. */
-export type StepAction = 'words' | 'image' | 'audio' | 'video' | 'ocr' | 'speak' | 'transcribe';
+export type StepAction = 'words' | 'image' | 'audio' | 'video' | 'ocr' | 'speak' | 'transcribe' | 'extract';
 
 /** Which formats can hold a kind: whole format families, plus or minus single formats. */
 interface Holders {
@@ -89,6 +90,7 @@ export const KIND_RULES: readonly KindRule[] = [
       // a PDF that is scanned pages has its words in pictures
       ocr: { becomes: 'recognised' },
       speak: { becomes: 'speech', firstStepOnly: true },
+      extract: { becomes: 'pictures', firstStepOnly: true },
     },
     excludes:
       'Speech is made only from the plain text the user gave (txt to mp3): a Word file, a PDF or an ' +
@@ -223,6 +225,15 @@ export const KIND_RULES: readonly KindRule[] = [
       'plain text (their lines without times). A PDF, an office document, an ebook or speech made ' +
       'of captions is nothing anyone converting subtitles expects.',
   },
+  {
+    kind: 'pictures',
+    what: 'the pictures a PDF holds, taken out as they are stored',
+    holders: { families: [], plus: ['zip'] },
+    turns: {},
+    excludes:
+      'Pictures are taken out of the PDF the user gave (pdf to zip), never of one made on the way: ' +
+      'a Word file or a web page converted to PDF first has its pictures recompressed by then.',
+  },
 ];
 
 const RULES = new Map(KIND_RULES.map((r) => [r.kind, r]));
@@ -254,6 +265,7 @@ export function sourceKind(format: FormatId): ContentKind {
 export function stepAction(edge: ConversionEdge): StepAction {
   const target = getFormat(edge.to)?.family;
   if (edge.family === 'ocr') return 'ocr';
+  if (edge.family === 'pictures') return 'extract';
   if (edge.family === 'voice') return target === 'audio' ? 'speak' : 'transcribe';
   if (target === 'image' || target === 'audio' || target === 'video') return target;
   return 'words';

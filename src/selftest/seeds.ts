@@ -81,8 +81,10 @@ function postscript(header: string): string {
  * A one-page PDF with a text layer, written by hand: objects, then an xref table whose offsets
  * are counted from the bytes written.
  */
-export function tinyPdf(text = 'Hello from fileconv'): Buffer {
-  const stream = `BT /F1 24 Tf 72 720 Td (${text.replace(/[()\\]/g, '\\$&')}) Tj ET`;
+export function tinyPdf(text = 'Hello from fileconv', picture = false): Buffer {
+  // A 2 x 2 grey picture drawn inline: the seed's pictures taken out (pdf-zip) have one to give.
+  const drawn = picture ? ' q 8 0 0 8 72 600 cm BI /W 2 /H 2 /CS /G /BPC 8 ID \x00\x80\x80\x00 EI Q' : '';
+  const stream = `BT /F1 24 Tf 72 720 Td (${text.replace(/[()\\]/g, '\\$&')}) Tj ET${drawn}`;
   const objects = [
     '<< /Type /Catalog /Pages 2 0 R >>',
     '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
@@ -121,7 +123,7 @@ export async function writeSeeds(dir: string): Promise<Map<FormatId, string>> {
     seeds.set(id, path);
   }
   const pdf = join(dir, 'seed.pdf');
-  await writeFile(pdf, tinyPdf());
+  await writeFile(pdf, tinyPdf(undefined, true));
   seeds.set('pdf', pdf);
   const png = join(dir, 'seed.png');
   // Rendered from the SVG seed, so OCR steps have words to read.

@@ -3,6 +3,7 @@
 import type { Catalog } from './catalog.js';
 import { clear, h } from './dom.js';
 import { optionForm } from './option-fields.js';
+import { PAGE_TOOLS } from './pdf-page-tools.js';
 
 export interface PdfTool {
   id: string;
@@ -155,6 +156,7 @@ export const PDF_TOOLS: readonly PdfTool[] = [
     required: ['password'],
     button: 'Unlock',
   },
+  ...PAGE_TOOLS,
 ];
 
 export interface PdfToolsHooks {

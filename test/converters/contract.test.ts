@@ -9,7 +9,7 @@ import { FAMILIES, getFormat } from '../../src/formats/index.js';
 import { buildCatalog } from '../../src/plan/graph.js';
 
 const converters = await loadConverters();
-const CONVERSION_FAMILIES = new Set<string>([...FAMILIES, 'ocr', 'voice']);
+const CONVERSION_FAMILIES = new Set<string>([...FAMILIES, 'ocr', 'voice', 'pictures']);
 
 /** Catalog families the finished product covers with every engine installed. */
 const PRODUCT_FAMILIES = [

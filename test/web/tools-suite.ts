@@ -286,7 +286,8 @@ export async function webToolsSuite(setupName: SetupName): Promise<void> {
         const page = await harness.open();
         await choosePdf(page, threePages);
         // The tools offered follow what the server declares for pdf-pdf.
-        for (const tool of ['split', 'extract', 'rotate', 'compress', 'protect', 'unlock'])
+        const pageTools = ['redact', 'crop', 'rotate-pages', 'pages-per-sheet', 'remove-blank', 'greyscale'];
+        for (const tool of ['split', 'extract', 'rotate', 'compress', 'protect', 'unlock', ...pageTools])
           expect(await page.locator(`#tool-${tool}`).count(), tool).toBe(1);
 
         await runTool(page, 'split', (p) => p.fill('#tool-split-split', '1'));

@@ -1,0 +1,114 @@
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { execa } from 'execa';
+import { type ConversionEdge, defineConverter, type EngineProbe } from '../src/engine/contract.js';
+import { optionsFor } from '../src/engine/options.js';
+import { convertersDir } from '../src/engine/package-files.js';
+import { keepActiveContent } from '../src/engine/shared-options.js';
+import { FileconvError } from '../src/errors/index.js';
+import { EngineProcessError, findBinary, runProcess } from '../src/run/process.js';
+import { MUPDF_OPTIONS, mupdfJob, wantsMupdf } from './_mupdf-options.js';
+import { assertPdfHeader } from './_pdf.js';
+import { withoutActiveContent } from './_pdf-active.js';
+
+/**
+ * Page operations by MuPDF through its Python binding (python3-fitz): redaction that removes what
+ * is under each box, rotation of chosen pages, blank pages removed, cropping, several pages a
+ * sheet and booklets. One run of converters/mupdf/pdf_tools.py does all a step asks, reading its
+ * parameters from a job file in the step's folder.
+ */
+
+const OPTIONS = { ...MUPDF_OPTIONS, keep_active_content: keepActiveContent };
+
+const edges: ConversionEdge[] = [
+  { from: 'pdf', to: 'pdf', family: 'document', lossy: false, cost: 6, skipWhen: (o) => !wantsMupdf(o) },
+];
+
+/** The system's Python first: MuPDF's binding is Debian's, which another python3 on PATH lacks. */
+const PYTHONS = ['/usr/bin/python3', 'python3'];
+const PROBE = 'import fitz; print("PyMuPDF", fitz.VersionBind)';
+
+const script = () => convertersDir('mupdf', 'pdf_tools.py');
+
+let found: Promise<EngineProbe> | undefined;
+
+function probe(): Promise<EngineProbe> {
+  found ??= (async () => {
+    for (const name of PYTHONS) {
+      const path = findBinary([name]);
+      if (!path) continue;
+      const r = await execa(path, ['-c', PROBE], {
+        reject: false,
+        timeout: 15_000,
+        stdin: 'ignore',
+        all: true,
+      });
+      const version = /PyMuPDF (\d+\.\d+(?:\.\d+)?)/.exec(r.all ?? '')?.[1];
+      if (r.exitCode === 0 && version) return { ok: true, path, version };
+    }
+    return { ok: false, detail: 'no Python that can import fitz (install python3-fitz)' };
+  })();
+  return found;
+}
+
+/** The script's one JSON line (the binding may print warnings of its own around it). */
+const said = <T>(output: string): T => JSON.parse(/^\{.*\}$/m.exec(output)?.[0] ?? '{}') as T;
+
+/** What the script said of a request the document cannot meet, as the error it stands for. */
+function refusal(e: unknown): unknown {
+  if (!(e instanceof EngineProcessError) || e.exitCode !== 3) return e;
+  const { code, error } = said<{ error?: string; code?: string }>(e.output);
+  if (code === 'ENCRYPTED_DOCUMENT') return new FileconvError('ENCRYPTED_DOCUMENT', undefined, { cause: e });
+  return new FileconvError('INVALID_REQUEST', error ?? 'MuPDF refused the options.', { cause: e });
+}
+
+interface Done {
+  pages_in: number;
+  pages_out: number;
+  redacted_areas?: number;
+  redacted_pages?: number;
+  removed_pages?: number[];
+}
+
+function describe(done: Done): string[] {
+  const lines: string[] = [];
+  if (done.redacted_areas !== undefined)
+    lines.push(`redacted ${done.redacted_areas} area(s) on ${done.redacted_pages} page(s)`);
+  if (done.removed_pages)
+    lines.push(
+      done.removed_pages.length > 0
+        ? `blank pages removed: ${done.removed_pages.join(', ')}`
+        : 'no blank pages found',
+    );
+  lines.push(`${done.pages_in} page(s) in, ${done.pages_out} out`);
+  return lines;
+}
+
+export default defineConverter({
+  name: 'mupdf',
+  description:
+    'MuPDF (python3-fitz): redaction that removes what is under each box, rotation of chosen pages, blank pages removed, cropping, several pages a sheet and booklets',
+  packages: ['python3-fitz', 'qpdf'],
+  edges,
+  options: OPTIONS,
+  concurrency: 2,
+  timeoutMs: 120_000,
+  probe,
+  async run({ input: given, outDir, options }, ctx) {
+    const o = optionsFor(OPTIONS, options);
+    const python = await probe();
+    if (!python.ok || !python.path) throw new FileconvError('CONVERT_FAILED', python.detail);
+    await assertPdfHeader(given);
+    const input = await withoutActiveContent(given, o, ctx);
+    const output = join(outDir, 'output.pdf');
+    const job = join(ctx.workDir, 'job.json');
+    await writeFile(job, JSON.stringify(mupdfJob(input, output, o)));
+    const { stdout } = await runProcess(python.path, [script(), job], ctx, { readable: [script()] }).catch(
+      (e: unknown) => {
+        throw refusal(e);
+      },
+    );
+    for (const line of describe(said<Done>(stdout))) ctx.log(line);
+    return { files: [output] };
+  },
+});
