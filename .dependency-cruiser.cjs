@@ -106,11 +106,12 @@ module.exports = {
     {
       name: 'no-shell-below',
       severity: 'error',
-      comment: 'Nothing below the shells imports a shell (cli, server, lib, web, docs, client) or the package entry.',
+      comment:
+        'Nothing below the shells imports a shell (cli, server, lib, web, docs, mcp, client) or the package entry.',
       from: {
         path: '^(converters|src/(errors|formats|identity|detect|fonts|engine|fidelity|plan|run|intake|store|core|selftest))/',
       },
-      to: { path: '^src/(cli|server|lib|docs|mcp|client)/|^src/index\.ts$' },
+      to: { path: '^src/(cli|server|lib|docs|mcp|client)/|^src/index\\.ts$' },
     },
   ],
   options: {

@@ -90,7 +90,9 @@ describe.skipIf(NOT_CACHED)('damaged PDFs repaired before refusal (corpus files;
     const pdf = await convert(damaged, 'pdf');
     expect(pages(pdf.path)).toBe(4);
     expect(words(pdf.path)).toBe(words(FOUR));
-    expect(pdf.events.map((e) => e.message).join('\n')).toMatch(/damaged: repaired by qpdf|qpdf repaired damage/);
+    expect(pdf.events.map((e) => e.message).join('\n')).toMatch(
+      /damaged: repaired by qpdf|qpdf repaired damage/,
+    );
   });
 
   it('a file with no PDF left in it is still refused as malformed', async () => {
