@@ -95,7 +95,8 @@ async function readRecords(format: string, file: string): Promise<Record<string,
 
 describe('data converter', () => {
   it('declares every pair among its formats with the right family', () => {
-    expect(data.edges).toHaveLength(FORMATS.length * (FORMATS.length - 1));
+    const among = data.edges.filter((e) => FORMATS.includes(e.from) && FORMATS.includes(e.to));
+    expect(among).toHaveLength(FORMATS.length * (FORMATS.length - 1));
     expect(data.edges.find((e) => e.from === 'csv' && e.to === 'json')?.family).toBe('spreadsheet');
     expect(data.edges.find((e) => e.from === 'jsonl' && e.to === 'csv')?.family).toBe('data');
     expect(data.edges.find((e) => e.from === 'json' && e.to === 'yaml')?.lossy).toBe(false);
