@@ -32,8 +32,9 @@ export async function writerFromPdf(job: PooledConversion, pdf: string, ctx: Ste
     }
   }
   const { file, pictures } = await textWithPictures(pdf, ctx);
+  const carried = pictures === 1 ? ' and its picture' : pictures > 1 ? ` and its ${pictures} pictures` : '';
   ctx.log(
-    `pdf import: made from the PDF's text as flowing paragraphs (mode text) with its ${pictures} pictures, not its layout: ${why}`,
+    `pdf import: made from the PDF's text${carried} as flowing paragraphs (mode text), not its layout: ${why}`,
   );
   return convertThroughPool(
     {

@@ -64,7 +64,7 @@ describe('pdf to docx pictures', () => {
     const edge = libreoffice.edges.find((e) => e.from === 'pdf' && e.to === 'docx')!;
     const { files } = await libreoffice.run({ edge, input: pdf, outDir: tempDir(), options: {} }, ctx);
     const docx = files[0]!;
-    expect(ctx.logs.join('\n')).toMatch(/made from the PDF's text .* with its 2 pictures/);
+    expect(ctx.logs.join('\n')).toMatch(/made from the PDF's text and its 2 pictures as flowing paragraphs/);
     const media = [...(await zipEntries(docx)).keys()].filter((n) => n.startsWith('word/media/'));
     expect(media).toHaveLength(2);
     const [checks] = await measureChecks({ from: 'pdf', to: 'docx', source: pdf, outputs: [docx] });
