@@ -178,6 +178,20 @@ export async function waitDone(base: string, id: string, timeoutMs = 90_000): Pr
   }
 }
 
+/**
+ * Polls a request's timeline until it holds an event of `kind`: the quota's refund is settled
+ * after the failure is stored, so a client that saw `failed` may read the timeline before it.
+ */
+export async function waitEvent(base: string, id: string, kind: string, timeoutMs = 30_000): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const res = await get(`${base}/api/public/requests/${id}/timeline`);
+    if (res.json?.events?.some((e: { kind: string }) => e.kind === kind)) return;
+    if (Date.now() > until) throw new Error(`request ${id} has no ${kind} event: ${res.text}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
 /** Polls a request until its timeline shows the conversion started. */
 export async function waitStarted(base: string, id: string, timeoutMs = 60_000): Promise<void> {
   const until = Date.now() + timeoutMs;

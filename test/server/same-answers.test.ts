@@ -11,6 +11,7 @@ import {
   type TestServer,
   UNREADABLE_BYTES,
   waitDone,
+  waitEvent,
 } from './helpers.js';
 
 const CSV = 'name,qty\napple,3\npear,5\n';
@@ -62,6 +63,7 @@ async function session(base: string): Promise<unknown[]> {
     owner,
   );
   await waitDone(base, broken.json.request_id);
+  await waitEvent(base, broken.json.request_id, 'refunded');
   keep('failed', await get(`${base}/api/public/requests/${broken.json.request_id}`));
   keep('failed artifact', await get(`${base}/api/public/requests/${broken.json.request_id}/artifacts/pdf`));
   keep('failed timeline', await get(`${base}/api/public/requests/${broken.json.request_id}/timeline`));
