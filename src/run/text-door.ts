@@ -1,7 +1,7 @@
 import { isUtf8 } from 'node:buffer';
 import { readFile, writeFile } from 'node:fs/promises';
 import { declaredName, declareUtf8 } from '../detect/text/charset-declared.js';
-import { decodeSource, encodingNote, type SourceEncoding } from '../detect/text/encoding.js';
+import { decodeFound, encodingNote, encodingOf, type SourceEncoding } from '../detect/text/encoding.js';
 import { type ConversionOptions, optionsFor } from '../engine/options.js';
 import { DOOR_OPTIONS } from '../engine/shared-options.js';
 import type { FormatId } from '../formats/index.js';
@@ -27,8 +27,7 @@ export interface TextAtTheDoor {
 export function textAtTheDoor(bytes: Uint8Array, from: FormatId, given?: string): TextAtTheDoor | undefined {
   if (!isTextFormat(from)) return undefined;
   // The option was checked against the same names when the request was read.
-  const found = decodeSource(bytes, from, given && readableEncoding(given));
-  const { text, ...how } = found;
+  const how = encodingOf(bytes, from, given && readableEncoding(given));
   // Bytes whose encoding could not be told go on as they are: each engine refuses or reads them as before.
   const plain =
     !how.confident ||
@@ -36,7 +35,8 @@ export function textAtTheDoor(bytes: Uint8Array, from: FormatId, given?: string)
       how.source !== 'bom' &&
       isUtf8(bytes) &&
       (declaredName(bytes, from) ?? 'utf-8') === 'utf-8');
-  const utf8 = plain ? bytes : Buffer.from(declareUtf8(text, from), 'utf8');
+  // Only bytes that change are decoded: a large UTF-8 file passes without a copy as a string.
+  const utf8 = plain ? bytes : Buffer.from(declareUtf8(decodeFound(bytes, how), from), 'utf8');
   return { bytes: utf8, found: how, note: `the ${from} source is ${encodingNote(how)}` };
 }
 

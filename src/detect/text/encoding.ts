@@ -1,3 +1,4 @@
+import { isAscii, isUtf8 as isWholeUtf8 } from 'node:buffer';
 import chardet from 'chardet';
 import type { FormatId } from '../../formats/index.js';
 import { declaredEncoding } from './charset-declared.js';
@@ -7,6 +8,8 @@ import { decodeUtf32, guessUtf32 } from './utf32.js';
 
 /** Valid UTF-8; `cut` allows a character cut off at the end (a head read from a larger file). */
 function isUtf8(bytes: Uint8Array, cut = false): boolean {
+  // Whole files can be large: node's validator reads them without building a string.
+  if (!cut) return isWholeUtf8(bytes);
   try {
     new TextDecoder('utf-8', { fatal: true }).decode(bytes, { stream: cut });
     return true;
@@ -102,8 +105,6 @@ function wideEncoding(bytes: Uint8Array): string | undefined {
   return guessWideUtf16(bytes);
 }
 
-const isAscii = (bytes: Uint8Array) => bytes.every((b) => b < 0x80);
-
 /**
  * The encoding a text input is written in, and how that was found. Engines read UTF-8 (or are
  * told a charset), so every text input is decoded once, by these sources in order:
@@ -139,7 +140,7 @@ export function sourceEncoding(
   if (wide) return found(wide, 'guessed', 0.95);
   const declared = declaredEncoding(bytes, format);
   if (isUtf8(bytes, cut)) {
-    if (isAscii(bytes) && declared) return found(declared, 'declared');
+    if (declared && isAscii(bytes)) return found(declared, 'declared');
     return found('UTF-8', declared === 'utf-8' ? 'declared' : 'guessed');
   }
   if (declared) return found(declared, 'declared');
@@ -165,15 +166,24 @@ export function decodeSource(
   format: FormatId,
   given?: string,
 ): SourceEncoding & { text: string } {
-  const found: SourceEncoding = given
+  const found = encodingOf(bytes, format, given);
+  return { ...found, text: decodeFound(bytes, found) };
+}
+
+/** How `bytes` are to be read: `given` (the `encoding` option) over detection. */
+export function encodingOf(bytes: Uint8Array, format: FormatId, given?: string): SourceEncoding {
+  return given
     ? { encoding: given, source: 'given', confidence: 1, confident: true }
     : sourceEncoding(bytes, format);
-  const { encoding } = found;
+}
+
+/** The bytes as text in the encoding found, without a byte order mark. */
+export function decodeFound(bytes: Uint8Array, { encoding }: Pick<SourceEncoding, 'encoding'>): string {
   if (encoding === 'UTF-32LE' || encoding === 'UTF-32BE') {
     const body = utf32Bom(bytes) ? bytes.subarray(4) : bytes;
-    return { ...found, text: decodeUtf32(body, encoding === 'UTF-32LE') };
+    return decodeUtf32(body, encoding === 'UTF-32LE');
   }
-  return { ...found, text: decodeAs(bytes, encoding) };
+  return decodeAs(bytes, encoding);
 }
 
 /**
