@@ -158,7 +158,10 @@ export async function writeSeeds(dir: string): Promise<Map<FormatId, string>> {
   return seeds;
 }
 
-/** A SQLite database of two tables, so its conversions write a file (or a sheet) each. */
+/**
+ * A SQLite database of two tables, so its conversions write a file (or a sheet) each; each table
+ * has two columns, since a one-column CSV is plain text to anyone reading it.
+ */
 async function writeDatabase(path: string): Promise<void> {
   const { default: Database } = await import('better-sqlite3');
   const db = new Database(path);
@@ -166,8 +169,8 @@ async function writeDatabase(path: string): Promise<void> {
     db.exec(`
       CREATE TABLE fruit (name TEXT, qty INTEGER, price REAL);
       INSERT INTO fruit VALUES ('apple', 3, 1.25), ('pear', 5, 0.8);
-      CREATE TABLE note (body TEXT);
-      INSERT INTO note VALUES ('The quick brown fox jumps over the lazy dog.');
+      CREATE TABLE note (id INTEGER, body TEXT);
+      INSERT INTO note VALUES (1, 'The quick brown fox jumps over the lazy dog.'), (2, 'fileconv self-test');
     `);
   } finally {
     db.close();
