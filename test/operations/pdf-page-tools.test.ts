@@ -50,20 +50,6 @@ const BIN = fileURLToPath(new URL('../../bin/fileconv', import.meta.url));
 let server: TestServer;
 let dir: string;
 let samples: Samples;
-beforeAll(async () => {
-  dir = tempDir();
-  if (!hasFitz) return;
-  const png = await gradientPng(join(dir, 'logo.png'), 40, 40, true);
-  const jpg = join(dir, 'photo.jpg');
-  await sharp(png).flatten({ background: '#ffffff' }).jpeg().toFile(jpg);
-  samples = makeSamples(dir, jpg, png);
-  server = await startTestServer();
-});
-afterAll(async () => {
-  await server?.stop();
-  if (server) removeDir(server.dataDir);
-  removeDir(dir);
-});
 
 let made = 0;
 /** One conversion through the API: the finished request, and its artifact on disk. */
@@ -87,6 +73,20 @@ async function convert(
 const text = (pdf: string) => run('pdftotext', [pdf, '-']);
 
 describe.skipIf(!hasFitz)('PDF page tools (python3-fitz installed)', () => {
+  beforeAll(async () => {
+    dir = tempDir();
+    const png = await gradientPng(join(dir, 'logo.png'), 40, 40, true);
+    const jpg = join(dir, 'photo.jpg');
+    await sharp(png).flatten({ background: '#ffffff' }).jpeg().toFile(jpg);
+    samples = makeSamples(dir, jpg, png);
+    server = await startTestServer();
+  });
+  afterAll(async () => {
+    await server?.stop();
+    if (server) removeDir(server.dataDir);
+    removeDir(dir);
+  });
+
   it('redacts words, a pattern and a box: gone from the text, black on the page', async () => {
     const { done, out } = await convert(samples.redact, 'pdf-pdf', {
       redact_text: 'john smith',
