@@ -129,7 +129,7 @@ export const KIND_RULES: readonly KindRule[] = [
   {
     kind: 'rendering',
     what: 'a page of a document, a sheet or a slide rendered to a picture',
-    holders: { families: SHARED_IMAGES.families, except: SHARED_IMAGES.except, plus: PAGE_FORMATS },
+    holders: { ...SHARED_IMAGES, plus: PAGE_FORMATS },
     turns: {
       image: { becomes: 'rendering' },
       words: { becomes: 'rendering' },
