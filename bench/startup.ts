@@ -6,11 +6,15 @@
  *   startup-version:    fileconv --version / node -e 0             (target <= 2.5)
  *   startup-detect-one: fileconv detect <one file> / node -e 0     (target <= 3)
  *   startup-detect-many: fileconv detect <N files> / file --mime-type <N files>   (target <= 1)
+ *   startup-convert-small: fileconv convert <a small CSV> --to json / node -e 0     (target <= 12)
+ *
+ * The last is every engine's probe (answered from the probe cache after the first run, as a
+ * user's second command is) and the planner, around an in-process conversion of a few bytes.
  *
  *   tsx bench/startup.ts [copies]
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { copyFixtures } from './lib/detect-corpus.js';
@@ -46,12 +50,15 @@ const dir = mkdtempSync(join(tmpdir(), 'fileconv-bench-startup-'));
 try {
   const files = copyFixtures(dir, COPIES);
   const node = process.execPath;
+  const csv = join(dir, 'small.csv');
+  writeFileSync(csv, 'name,qty\napple,3\npear,5\n');
   const t = measure({
     bare: [node, ['-e', '0']],
     version: [node, [CLI, '--version']],
     detectOne: [node, [CLI, 'detect', files[0]!, '--json']],
     detectMany: [node, [CLI, 'detect', ...files, '--json']],
     fileMany: ['file', ['--mime-type', '-b', ...files]],
+    convertSmall: [node, [CLI, 'convert', csv, '--to', 'json', '-o', join(dir, 'out')]],
   });
   const ms = (x: number) => `${x.toFixed(1)} ms`;
   console.log(`node -e 0: ${ms(t.bare!)}; file over ${files.length} files: ${ms(t.fileMany!)}`);
@@ -62,6 +69,9 @@ try {
   console.log(`startup-detect-one: ${(t.detectOne! / t.bare!).toFixed(2)} (ours / node -e 0; target <= 3)`);
   console.log(
     `startup-detect-many: ${(t.detectMany! / t.fileMany!).toFixed(2)} (ours / file --mime-type over ${files.length} files; target <= 1)`,
+  );
+  console.log(
+    `startup-convert-small: ${(t.convertSmall! / t.bare!).toFixed(2)} (convert of a 3-line CSV: ${ms(t.convertSmall!)} / node -e 0; target <= 12)`,
   );
 } finally {
   rmSync(dir, { recursive: true, force: true });

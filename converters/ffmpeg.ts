@@ -1,6 +1,5 @@
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { execa } from 'execa';
 import {
   type ConversionEdge,
   defineConverter,
@@ -12,7 +11,7 @@ import { optionsFor } from '../src/engine/options.js';
 import { compress, height, width } from '../src/engine/shared-options.js';
 import { FileconvError } from '../src/errors/index.js';
 import { extensionOf, type FormatId } from '../src/formats/index.js';
-import { EngineProcessError, findBinary, probeBinary, runProcess } from '../src/run/process.js';
+import { binaryOutput, EngineProcessError, findBinary, probeBinary, runProcess } from '../src/run/process.js';
 import { keepSmaller, refuseLossless, VIDEO_PRESETS } from './_compress.js';
 import { READ_ONLY_AUDIO, READ_ONLY_VIDEO } from './_ffmpeg-formats.js';
 
@@ -293,10 +292,7 @@ export default defineConverter({
     const found = await probeBinary(['ffmpeg'], ['-hide_banner', '-version'], /ffmpeg version (\S+)/);
     if (!found.ok || !found.path) return found;
     // Builds differ: every declared edge needs its encoder, so a build lacking one is not usable.
-    const { stdout } = await execa(found.path, ['-hide_banner', '-encoders'], {
-      reject: false,
-      timeout: 15_000,
-    });
+    const { all: stdout } = await binaryOutput(found.path, ['-hide_banner', '-encoders']);
     const missing = REQUIRED_ENCODERS.filter(
       (name) => !new RegExp(`^\\s*[VAS][.A-Z]{5}\\s+${name}\\s`, 'm').test(stdout),
     );

@@ -1,6 +1,5 @@
 import { copyFile, rm, stat, symlink } from 'node:fs/promises';
 import { join } from 'node:path';
-import { execa } from 'execa';
 import {
   type ConversionEdge,
   defineConverter,
@@ -13,7 +12,7 @@ import { convertersDir } from '../src/engine/package-files.js';
 import { dpi, fit, height, landscape, margin, paper, quality, width } from '../src/engine/shared-options.js';
 import { FileconvError } from '../src/errors/index.js';
 import { extensionOf, type FormatId, GRAPHICS_TOOL_IMAGES } from '../src/formats/index.js';
-import { EngineProcessError, findBinary, runProcess } from '../src/run/process.js';
+import { binaryOutput, EngineProcessError, findBinary, runProcess } from '../src/run/process.js';
 import { pdfImageFromFile, writeImagesPdf } from './_image-pdf.js';
 import { IMAGE_PAGE_OPTIONS } from './_page-layout.js';
 
@@ -108,13 +107,7 @@ export async function findImageMagick(): Promise<EngineProbe> {
     for (const name of ['magick', 'convert-im6.q16', '/usr/bin/convert']) {
       const path = findBinary([name]);
       if (!path) continue;
-      const r = await execa(path, ['-version'], {
-        reject: false,
-        timeout: 15_000,
-        stdin: 'ignore',
-        all: true,
-      });
-      const m = /Version: ImageMagick (\S+)/.exec(r.all ?? '');
+      const m = /Version: ImageMagick (\S+)/.exec((await binaryOutput(path, ['-version'])).all);
       if (m) return { ok: true, path, version: m[1] };
     }
     return { ok: false, detail: 'no ImageMagick binary (magick, convert-im6.q16 or /usr/bin/convert) found' };

@@ -1,12 +1,11 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { execa } from 'execa';
 import { type ConversionEdge, defineConverter, type EngineProbe } from '../src/engine/contract.js';
 import { optionsFor } from '../src/engine/options.js';
 import { convertersDir } from '../src/engine/package-files.js';
 import { keepActiveContent } from '../src/engine/shared-options.js';
 import { FileconvError } from '../src/errors/index.js';
-import { EngineProcessError, findBinary, runProcess } from '../src/run/process.js';
+import { binaryOutput, EngineProcessError, findBinary, runProcess } from '../src/run/process.js';
 import { MUPDF_OPTIONS, mupdfJob, wantsMupdf } from './_mupdf-options.js';
 import { assertPdfHeader } from './_pdf.js';
 import { withoutActiveContent } from './_pdf-active.js';
@@ -37,13 +36,8 @@ function probe(): Promise<EngineProbe> {
     for (const name of PYTHONS) {
       const path = findBinary([name]);
       if (!path) continue;
-      const r = await execa(path, ['-c', PROBE], {
-        reject: false,
-        timeout: 15_000,
-        stdin: 'ignore',
-        all: true,
-      });
-      const version = /PyMuPDF (\d+\.\d+(?:\.\d+)?)/.exec(r.all ?? '')?.[1];
+      const r = await binaryOutput(path, ['-c', PROBE]);
+      const version = /PyMuPDF (\d+\.\d+(?:\.\d+)?)/.exec(r.all)?.[1];
       if (r.exitCode === 0 && version) return { ok: true, path, version };
     }
     return { ok: false, detail: 'no Python that can import fitz (install python3-fitz)' };

@@ -2,7 +2,7 @@ import { accessSync, constants, statSync } from 'node:fs';
 import { chown, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type Browser, chromium } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { fontconfigEnv } from '../../src/fonts/fontconfig.js';
 import { findBinary } from '../../src/run/process.js';
 import { sandboxedCommand } from '../../src/run/sandbox.js';
@@ -117,6 +117,8 @@ async function launchOnce(chromiumPath: string, sandbox: boolean): Promise<Launc
     fileSizeBytes: null,
   });
   try {
+    // Loaded on first use: Playwright takes about a second to import, which every command would pay.
+    const { chromium } = await import('playwright-core');
     const browser = await chromium.launch({
       executablePath: command.file,
       args: command.args,

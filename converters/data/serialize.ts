@@ -1,11 +1,11 @@
 import { stat, writeFile } from 'node:fs/promises';
-import ExcelJS from 'exceljs';
 import { XMLBuilder } from 'fast-xml-parser';
 import Papa from 'papaparse';
 import { stringify as stringifyToml } from 'smol-toml';
 import { stringify as stringifyYaml } from 'yaml';
 import { FileconvError } from '../../src/errors/index.js';
 import type { FormatId } from '../../src/formats/index.js';
+import { loadExcelJS } from './exceljs.js';
 import {
   cellValue,
   columnsOf,
@@ -97,7 +97,8 @@ export async function writeWorkbook(sheets: readonly SheetToWrite[], path: strin
     }
   }
   // The streaming writer commits rows as it goes; the in-memory workbook needs gigabytes for big tables.
-  const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({
+  const { stream } = await loadExcelJS();
+  const workbook = new stream.xlsx.WorkbookWriter({
     filename: path,
     useStyles: false,
     useSharedStrings: false,

@@ -1,6 +1,7 @@
-import ExcelJS from 'exceljs';
+import type ExcelJS from 'exceljs';
 import { FileconvError } from '../../src/errors/index.js';
 import { readZip } from '../../src/fidelity/zip.js';
+import { loadExcelJS } from './exceljs.js';
 import { firstLine, malformed, uniqueNames, widest } from './parse.js';
 import type { DataRecord } from './shape.js';
 
@@ -65,7 +66,8 @@ async function scanSheets(path: string, wanted: string | undefined): Promise<She
   const seen: { name: string; position: number }[] = [];
   let tabs: { name: string }[] = [];
   let chosen: SheetRows | undefined;
-  const reader = new ExcelJS.stream.xlsx.WorkbookReader(path, {
+  const { stream } = await loadExcelJS();
+  const reader = new stream.xlsx.WorkbookReader(path, {
     sharedStrings: 'cache',
     styles: 'cache', // dates are numbers with a date style
     hyperlinks: 'ignore',

@@ -62,13 +62,18 @@ function engineJson({ converter, probe }: EngineStatus) {
 }
 
 async function printEngines(engines: EngineStatus[]): Promise<void> {
-  for (const { converter, probe } of engines) {
+  // The deeper checks start engines (LibreOffice, a browser): all at once, printed in order.
+  const diagnoses = engines.map(({ converter, probe }) =>
+    probe.ok && converter.diagnose
+      ? converter.diagnose().catch((e: Error) => [`the deeper check failed: ${e.message}`])
+      : Promise.resolve([]),
+  );
+  for (const [i, { converter, probe }] of engines.entries()) {
     const where = probe.ok ? `${probe.version ?? ''}  ${probe.path ?? ''}` : (probe.detail ?? 'not found');
     console.log(`${probe.ok ? 'ok     ' : 'MISSING'} ${converter.name.padEnd(14)} ${where}`);
     if (!probe.ok && converter.packages.length > 0)
       console.log(`        ${aptInstallLine(converter.packages)}`);
-    if (probe.ok && converter.diagnose)
-      for (const line of await converter.diagnose()) console.log(`        ${line}`);
+    for (const line of await diagnoses[i]!) console.log(`        ${line}`);
   }
   const sandbox = engineSandbox();
   const network = sandbox.network ? 'no network (own namespace)' : 'network not isolated';

@@ -2,7 +2,7 @@ import type { DetectReport } from '../detect/index.js';
 import { nameable, PROSE_FORMATS } from '../detect/text/nameable.js';
 import { CONFIDENCE } from '../detect/types.js';
 import { FileconvError } from '../errors/index.js';
-import { type FormatId, getFormat } from '../formats/index.js';
+import type { FormatId } from '../formats/index.js';
 import { isTextFormat } from '../formats/text.js';
 
 /**

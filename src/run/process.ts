@@ -4,10 +4,12 @@ import { FileconvError } from '../errors/index.js';
 import { fontconfigEnv } from '../fonts/fontconfig.js';
 import { findBinary } from './binary.js';
 import { describeConfinement, engineConfinement, handToEngine } from './confine.js';
+import { binaryOutput } from './probe-cache.js';
 import { type EngineLimits, engineSandbox, sandboxedCommand } from './sandbox.js';
 
 // Converters take everything they need to run an engine from this module.
 export { findBinary } from './binary.js';
+export { binaryOutput } from './probe-cache.js';
 export type { EngineLimits } from './sandbox.js';
 
 /**
@@ -22,8 +24,7 @@ export async function probeBinary(
   const path = findBinary(names);
   if (!path) return { ok: false, detail: `none of ${names.join(', ')} found on PATH` };
   try {
-    const r = await execa(path, versionArgs, { reject: false, timeout: 15_000, stdin: 'ignore', all: true });
-    const m = pattern.exec(r.all ?? '');
+    const m = pattern.exec((await binaryOutput(path, versionArgs)).all);
     return { ok: true, path, version: m?.[1] ?? 'unknown' };
   } catch (e) {
     return { ok: false, path, detail: `could not run ${path}: ${(e as Error).message}` };

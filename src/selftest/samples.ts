@@ -5,7 +5,7 @@ import { type PlannerEngines, planConversion } from '../plan/graph.js';
 import type { Plan } from '../plan/types.js';
 import { mapLimit } from '../run/concurrency.js';
 import { runConversion } from '../run/runner.js';
-import { muxSpeechVideo, speakingMediaSeeds, writeSeeds } from './seeds.js';
+import { hasTextSeed, muxSpeechVideo, speakingMediaSeeds, writeSeeds } from './seeds.js';
 
 /** The sample of each source format, or why there is none. */
 export interface Samples {
@@ -69,8 +69,10 @@ export async function makeSamples(
   signal?: AbortSignal,
 ): Promise<Samples> {
   await mkdir(dir, { recursive: true });
-  const files = await writeSeeds(dir);
+  const textOnly = [...needed].every(hasTextSeed);
+  const files = await writeSeeds(dir, textOnly);
   const missing = new Map<FormatId, string>();
+  if (textOnly) return { files, missing };
   for (const [target, source] of Object.entries(PREFER_DERIVED)) {
     const plan = files.has(source) ? planConversion(source, target, engines) : undefined;
     if (plan?.family === 'voice') {

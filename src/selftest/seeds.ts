@@ -114,14 +114,23 @@ async function ffmpeg(args: string[]): Promise<void> {
   });
 }
 
-/** Seed files written directly: the roots every other sample is converted from. */
-export async function writeSeeds(dir: string): Promise<Map<FormatId, string>> {
+/** Whether `format` has a seed written as text (the seeds that need no engine to make). */
+export function hasTextSeed(format: FormatId): boolean {
+  return Object.hasOwn(TEXT_FILES, format) || Object.hasOwn(CODE_FILES, format);
+}
+
+/**
+ * Seed files written directly: the roots every other sample is converted from. With `textOnly`,
+ * the text and code seeds alone: a self-test of data pairs needs no video, archive or database.
+ */
+export async function writeSeeds(dir: string, textOnly = false): Promise<Map<FormatId, string>> {
   const seeds = new Map<FormatId, string>();
   for (const [id, text] of Object.entries({ ...TEXT_FILES, ...CODE_FILES })) {
     const path = join(dir, `seed.${id}`);
     await writeFile(path, text);
     seeds.set(id, path);
   }
+  if (textOnly) return seeds;
   const pdf = join(dir, 'seed.pdf');
   await writeFile(pdf, tinyPdf(undefined, true));
   seeds.set('pdf', pdf);

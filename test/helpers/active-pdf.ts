@@ -1,6 +1,8 @@
 import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { afterAll, beforeAll } from 'vitest';
+import { removeDir, startTestServer, type TestServer, tempDir } from '../server/helpers.js';
 
 /** The words on the page of activePdf, which every sanitized copy must keep. */
 export const ACTIVE_PDF_WORDS = 'Quarterly figures';
@@ -68,4 +70,24 @@ export function activeParts(pdf: string): string[] {
   const attached = execFileSync('pdfdetach', ['-list', pdf], { encoding: 'utf8' });
   if (!/^0 embedded files/m.test(attached)) found.push('pdfdetach: embedded files');
   return found;
+}
+
+/**
+ * A test file's shared fixture: the active PDF in a scratch folder and a started test server,
+ * made before its tests and removed after them. Read the fields inside tests (they are set by
+ * then).
+ */
+export function activePdfWithServer(prefix: string): { dir: string; pdf: string; server: TestServer } {
+  const fixture = {} as { dir: string; pdf: string; server: TestServer };
+  beforeAll(async () => {
+    fixture.dir = tempDir(prefix);
+    fixture.pdf = activePdf(fixture.dir);
+    fixture.server = await startTestServer();
+  });
+  afterAll(async () => {
+    await fixture.server?.stop();
+    removeDir(fixture.server?.dataDir ?? '');
+    removeDir(fixture.dir ?? '');
+  });
+  return fixture;
 }

@@ -3,39 +3,15 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { PDFA_2B_RULES, readPdfaFacts } from '../../converters/_pdfa-rules.js';
-import { ACTIVE_PDF_WORDS, activeParts, activePdf } from '../helpers/active-pdf.js';
+import { ACTIVE_PDF_WORDS, activeParts, activePdfWithServer } from '../helpers/active-pdf.js';
 import { stepContext } from '../helpers/step.js';
-import {
-  downloadArtifact,
-  filePart,
-  get,
-  type Json,
-  metaPart,
-  post,
-  removeDir,
-  startTestServer,
-  type TestServer,
-  tempDir,
-  waitDone,
-} from '../server/helpers.js';
+import { downloadArtifact, filePart, get, type Json, metaPart, post, waitDone } from '../server/helpers.js';
 
 const BIN = fileURLToPath(new URL('../../bin/fileconv', import.meta.url));
 
-let server: TestServer;
-let dir: string;
-let pdf: string;
-beforeAll(async () => {
-  dir = tempDir('fileconv-pdfa-check-');
-  pdf = activePdf(dir);
-  server = await startTestServer();
-});
-afterAll(async () => {
-  await server?.stop();
-  removeDir(server?.dataDir ?? '');
-  removeDir(dir);
-});
+const fixture = activePdfWithServer('fileconv-pdfa-check-');
 
 /** What poppler and qpdf say of a PDF/A-2b file, independently of the rules under test. */
 function expectPdfA2b(path: string): void {
@@ -48,7 +24,7 @@ function expectPdfA2b(path: string): void {
 
 describe('PDF/A-2b: the rules checked, and said', () => {
   it('each rule names what a file with scripts and no output intent lacks', async () => {
-    const facts = await readPdfaFacts(pdf, stepContext());
+    const facts = await readPdfaFacts(fixture.pdf, stepContext());
     const failed = PDFA_2B_RULES.map((r) => r.check(facts)).filter(Boolean);
     expect(failed).toEqual([
       'the XMP does not say pdfaid:part 2',
@@ -59,28 +35,36 @@ describe('PDF/A-2b: the rules checked, and said', () => {
   });
 
   it('through the server, sanitized then written as PDF/A-2b, the timeline lists every rule checked', async () => {
-    const res = await post(`${server.url}/api/public/convert`, [
+    const res = await post(`${fixture.server.url}/api/public/convert`, [
       metaPart({ conversion: 'pdf-pdf', options: { sanitize: true, pdfa: '2b' } }),
-      filePart('active.pdf', readFileSync(pdf), 'application/pdf'),
+      filePart('active.pdf', readFileSync(fixture.pdf), 'application/pdf'),
     ]);
     expect(res.status, res.text).toBe(202);
     const id = res.json.request_id as string;
-    const done = await waitDone(server.url, id);
+    const done = await waitDone(fixture.server.url, id);
     expect(done.status, JSON.stringify(done.error)).toBe('succeeded');
-    const out = await downloadArtifact(server.url, id, done.artifacts[0].name, dir, 'server.pdf');
+    const out = await downloadArtifact(
+      fixture.server.url,
+      id,
+      done.artifacts[0].name,
+      fixture.dir,
+      'server.pdf',
+    );
     expectPdfA2b(out);
     expect(activeParts(out)).not.toContain('/JavaScript');
     expect(activeParts(out)).not.toContain('pdfdetach: embedded files');
     expect(execFileSync('pdftotext', [out, '-'], { encoding: 'utf8' })).toContain(ACTIVE_PDF_WORDS);
-    const said = JSON.stringify((await get(`${server.url}/api/public/requests/${id}/timeline`)).json as Json);
+    const said = JSON.stringify(
+      (await get(`${fixture.server.url}/api/public/requests/${id}/timeline`)).json as Json,
+    );
     const line = /written as PDF\/A-2b, checked: ([^"]*)/.exec(said)?.[1] ?? '';
     for (const rule of PDFA_2B_RULES) expect(line).toContain(rule.name);
     expect(line).toMatch(/Not validated: no full PDF\/A validator/);
   });
 
   it('on the command line, the result read back by poppler and qpdf', async () => {
-    const out = join(dir, 'cli.pdf');
-    const r = await execa('node', [BIN, 'convert', pdf, '--to', 'pdf', '-O', 'pdfa=2b', '-o', out], {
+    const out = join(fixture.dir, 'cli.pdf');
+    const r = await execa('node', [BIN, 'convert', fixture.pdf, '--to', 'pdf', '-O', 'pdfa=2b', '-o', out], {
       reject: false,
       stdin: 'ignore',
     });

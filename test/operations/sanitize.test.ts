@@ -3,43 +3,19 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ACTIVE_PDF_WORDS, activeParts, activePdf } from '../helpers/active-pdf.js';
-import {
-  downloadArtifact,
-  filePart,
-  get,
-  type Json,
-  metaPart,
-  post,
-  removeDir,
-  startTestServer,
-  type TestServer,
-  tempDir,
-  waitDone,
-} from '../server/helpers.js';
+import { describe, expect, it } from 'vitest';
+import { ACTIVE_PDF_WORDS, activeParts, activePdfWithServer } from '../helpers/active-pdf.js';
+import { downloadArtifact, filePart, get, type Json, metaPart, post, waitDone } from '../server/helpers.js';
 
 const BIN = fileURLToPath(new URL('../../bin/fileconv', import.meta.url));
 
-let server: TestServer;
-let dir: string;
-let pdf: string;
-beforeAll(async () => {
-  dir = tempDir('fileconv-sanitize-');
-  pdf = activePdf(dir);
-  server = await startTestServer();
-});
-afterAll(async () => {
-  await server?.stop();
-  removeDir(server?.dataDir ?? '');
-  removeDir(dir);
-});
+const fixture = activePdfWithServer('fileconv-sanitize-');
 
 const text = (path: string) => execFileSync('pdftotext', [path, '-'], { encoding: 'utf8' });
 
 describe('sanitize: true', () => {
   it('the sample holds every kind of active and hidden content', () => {
-    expect(activeParts(pdf)).toEqual(
+    expect(activeParts(fixture.pdf)).toEqual(
       expect.arrayContaining([
         '/OpenAction',
         '/AA',
@@ -56,21 +32,27 @@ describe('sanitize: true', () => {
   });
 
   it('through the server: everything removed, the page and its words kept, the timeline says what went', async () => {
-    const res = await post(`${server.url}/api/public/convert`, [
+    const res = await post(`${fixture.server.url}/api/public/convert`, [
       metaPart({ conversion: 'pdf-pdf', options: { sanitize: true, title: 'Clean copy' } }),
-      filePart('active.pdf', readFileSync(pdf), 'application/pdf'),
+      filePart('active.pdf', readFileSync(fixture.pdf), 'application/pdf'),
     ]);
     expect(res.status, res.text).toBe(202);
     const id = res.json.request_id as string;
-    const done = await waitDone(server.url, id);
+    const done = await waitDone(fixture.server.url, id);
     expect(done.status, JSON.stringify(done.error)).toBe('succeeded');
-    const out = await downloadArtifact(server.url, id, done.artifacts[0].name, dir, 'server.pdf');
+    const out = await downloadArtifact(
+      fixture.server.url,
+      id,
+      done.artifacts[0].name,
+      fixture.dir,
+      'server.pdf',
+    );
     // The title asked with it is written after the removal (OPERATION_ORDER.sanitize < metadata).
     expect(activeParts(out)).toEqual(['/Info', 'pdfinfo: document information']);
     expect(execFileSync('pdfinfo', [out], { encoding: 'utf8' })).toMatch(/^Title:\s+Clean copy$/m);
     expect(execFileSync('pdfinfo', [out], { encoding: 'utf8' })).not.toMatch(/Someone/);
     expect(text(out)).toContain(ACTIVE_PDF_WORDS);
-    const timeline = (await get(`${server.url}/api/public/requests/${id}/timeline`)).json as Json;
+    const timeline = (await get(`${fixture.server.url}/api/public/requests/${id}/timeline`)).json as Json;
     const said = JSON.stringify(timeline);
     for (const what of [
       'open action',
@@ -84,11 +66,15 @@ describe('sanitize: true', () => {
   });
 
   it('on the command line, checked by qpdf, pdfinfo and pdfdetach', async () => {
-    const out = join(dir, 'cli.pdf');
-    const r = await execa('node', [BIN, 'convert', pdf, '--to', 'pdf', '-O', 'sanitize=true', '-o', out], {
-      reject: false,
-      stdin: 'ignore',
-    });
+    const out = join(fixture.dir, 'cli.pdf');
+    const r = await execa(
+      'node',
+      [BIN, 'convert', fixture.pdf, '--to', 'pdf', '-O', 'sanitize=true', '-o', out],
+      {
+        reject: false,
+        stdin: 'ignore',
+      },
+    );
     expect(r.exitCode, r.stdout + r.stderr).toBe(0);
     expect(activeParts(out)).toEqual([]);
     expect(text(out)).toContain(ACTIVE_PDF_WORDS);

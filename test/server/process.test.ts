@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { Readable } from 'node:stream';
-import { request } from 'undici';
+import { Client, request } from 'undici';
 import { afterAll, describe, expect, it } from 'vitest';
 import {
   blobFiles,
@@ -10,7 +10,7 @@ import {
   get,
   type Json,
   makeDocx,
-  post,
+  multipart,
   removeDir,
   startChildServer,
   submit,
@@ -71,15 +71,31 @@ describe('restarts', () => {
   it('on SIGTERM refuses writes, finishes the running conversion, then exits 0', async () => {
     const dir = dataDir();
     // Long enough that the conversion is still running when the signal has been handled.
-    const docx = await makeDocx(dir, 1500);
+    const docx = await makeDocx(dir, 6000);
     const server = await start(dir, ['--concurrency', '1']);
     const id = await submit(server.url, 'docx-pdf', 'report.docx', docx);
     await waitStarted(server.url, id);
     server.child.kill('SIGTERM');
     // The signal is handled asynchronously: writes turn to 503 once it has been.
-    // Each try on a fresh connection, so the server closing idle ones cannot interfere.
-    const detect = () =>
-      post(`${server.url}/api/public/detect`, [filePart('a.csv', 'a,b\n1,2\n')], { connection: 'close' });
+    // Each try on a connection of its own, so the server closing idle ones cannot interfere, and
+    // kept alive, so the server reads the whole body after refusing it instead of resetting the
+    // connection on unread bytes.
+    const detect = async () => {
+      const client = new Client(server.url);
+      try {
+        const { body, contentType } = multipart([filePart('a.csv', 'a,b\n1,2\n')]);
+        const res = await client.request({
+          path: '/api/public/detect',
+          method: 'POST',
+          body,
+          headers: { 'content-type': contentType },
+        });
+        const text = await res.body.text();
+        return { status: res.statusCode, headers: res.headers, json: JSON.parse(text) as Json };
+      } finally {
+        await client.close();
+      }
+    };
     let refused = await detect();
     for (let i = 0; i < 40 && refused.status === 200; i++) {
       await new Promise((r) => setTimeout(r, 25));

@@ -166,6 +166,10 @@ describe('signed webhooks', () => {
     );
     const { view } = await ended(broken.json.request_id);
     expect(view.status).toBe('failed');
+    // The queue tells the webhooks of an end just after storing it: a client that sees `failed`
+    // may ask before the delivery has begun.
+    await expect.poll(() => deliveries.get('/failures')?.length ?? 0, { timeout: 10_000 }).toBe(1);
+    await server.context.webhooks.idle();
     const got = deliveries.get('/failures') ?? [];
     expect(got).toHaveLength(1);
     expect(got[0]!.headers['x-fileconv-event']).toBe('failed');

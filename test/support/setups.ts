@@ -1,3 +1,4 @@
+import { it } from 'vitest';
 import type { RawServeOptions } from '../../src/server/config.js';
 import { POSTGRES_MISSING, postgresBin, startPostgres } from './postgres.js';
 import { startTestS3 } from './s3.js';
@@ -76,4 +77,14 @@ export async function startSetup(name: SetupName): Promise<Setup> {
       await Promise.all([s3.stop(), pg.stop()]);
     },
   };
+}
+
+/**
+ * `it` for an end-to-end test whose subject never reaches the stores (a page's layout, a tool's
+ * options, an engine's output): it runs on SQLite + disk and shows as skipped on the other setups,
+ * where it would repeat the same browser and engine work. What the stores hold or serve (downloads,
+ * several inputs, keys, quotas, a password kept out of them) is tested on every setup.
+ */
+export function storeBlind(setupName: SetupName): typeof it {
+  return setupName === 'sqlite-disk' ? it : (it.skip as typeof it);
 }

@@ -1,5 +1,6 @@
 // End-to-end: the web page in a real Chromium against the real `fileconv serve`, run by one small
-// test file per setup: the page must behave the same on SQLite + disk and on PostgreSQL + S3.
+// test file per setup: the page must behave the same on SQLite + disk and on PostgreSQL + S3 (what
+// never reaches the stores runs on the first only: storeBlind).
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -10,7 +11,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { closeOfficePool } from '../../converters/libreoffice/pool.js';
 import { detect } from '../../src/detect/index.js';
 import { reportPdf } from '../helpers/layout-pdf.js';
-import { SETUP_TITLES, type Setup, type SetupName, setupMissing, startSetup } from '../support/setups.js';
+import {
+  SETUP_TITLES,
+  type Setup,
+  type SetupName,
+  setupMissing,
+  startSetup,
+  storeBlind,
+} from '../support/setups.js';
 import {
   DESKTOP,
   launchBrowser,
@@ -39,6 +47,7 @@ export function webPageSuite(setupName: SetupName): void {
       () => server.url,
     );
     const openPage = harness.open;
+    const itStoreBlind = storeBlind(setupName);
     const finish = harness.finish;
 
     async function targetFor(source: string): Promise<string> {
@@ -105,7 +114,7 @@ export function webPageSuite(setupName: SetupName): void {
         await finish(page);
       });
 
-      it('shows next to the download what a PDF to Word conversion kept', async () => {
+      itStoreBlind('shows next to the download what a PDF to Word conversion kept', async () => {
         const pdf = await readFile(await reportPdf(scratch));
         const page = await openPage();
         await page.setInputFiles('#file-input', {
@@ -125,60 +134,70 @@ export function webPageSuite(setupName: SetupName): void {
         await finish(page);
       });
 
-      it('offers the usual targets first and the rest behind "More formats", which still convert', async () => {
-        const page = await openPage();
-        await page.setInputFiles('#file-input', { name: 'picture.png', mimeType: 'image/png', buffer: png });
-        await expect.poll(() => page.textContent('[data-field="detected"]')).toContain('png');
-        const usual = await page
-          .locator('fieldset.usual input[name="conversion"]')
-          .evaluateAll((inputs) => inputs.map((i) => (i as HTMLInputElement).dataset.to));
-        // the common ones in the page's own order, image targets before OCR, and the first one chosen
-        expect(usual.slice(0, 4)).toEqual(['pdf', 'jpg', 'webp', 'gif']);
-        expect(usual).toContain('txt');
-        expect(usual).not.toContain('bmp');
-        expect(await page.isChecked('input[value="png-pdf"]')).toBe(true);
-        // the rest is there, folded away
-        const more = page.locator('#more-targets');
-        expect(await more.getAttribute('open')).toBeNull();
-        expect(await page.textContent('#more-targets summary')).toMatch(/More formats \(\d+\)/);
-        expect(await page.isVisible('input[value="png-bmp"]')).toBe(false);
-        await page.screenshot({ path: shot('web-targets-folded'), fullPage: true });
+      itStoreBlind(
+        'offers the usual targets first and the rest behind "More formats", which still convert',
+        async () => {
+          const page = await openPage();
+          await page.setInputFiles('#file-input', {
+            name: 'picture.png',
+            mimeType: 'image/png',
+            buffer: png,
+          });
+          await expect.poll(() => page.textContent('[data-field="detected"]')).toContain('png');
+          const usual = await page
+            .locator('fieldset.usual input[name="conversion"]')
+            .evaluateAll((inputs) => inputs.map((i) => (i as HTMLInputElement).dataset.to));
+          // the common ones in the page's own order, image targets before OCR, and the first one chosen
+          expect(usual.slice(0, 4)).toEqual(['pdf', 'jpg', 'webp', 'gif']);
+          expect(usual).toContain('txt');
+          expect(usual).not.toContain('bmp');
+          expect(await page.isChecked('input[value="png-pdf"]')).toBe(true);
+          // the rest is there, folded away
+          const more = page.locator('#more-targets');
+          expect(await more.getAttribute('open')).toBeNull();
+          expect(await page.textContent('#more-targets summary')).toMatch(/More formats \(\d+\)/);
+          expect(await page.isVisible('input[value="png-bmp"]')).toBe(false);
+          await page.screenshot({ path: shot('web-targets-folded'), fullPage: true });
 
-        await page.click('#more-targets summary');
-        await page.check('input[name="conversion"][value="png-bmp"]');
-        await page.screenshot({ path: shot('web-targets-more'), fullPage: true });
-        await page.click('#convert-button');
-        const link = page.locator('[data-artifact] a').first();
-        await link.waitFor({ timeout: 90_000 });
-        const download = await page.request.get((await link.getAttribute('href'))!);
-        const out = join(scratch, 'from-more.bmp');
-        await writeFile(out, await download.body());
-        expect((await detect(out)).detected).toBe('bmp');
-        await finish(page);
-      });
+          await page.click('#more-targets summary');
+          await page.check('input[name="conversion"][value="png-bmp"]');
+          await page.screenshot({ path: shot('web-targets-more'), fullPage: true });
+          await page.click('#convert-button');
+          const link = page.locator('[data-artifact] a').first();
+          await link.waitFor({ timeout: 90_000 });
+          const download = await page.request.get((await link.getAttribute('href'))!);
+          const out = join(scratch, 'from-more.bmp');
+          await writeFile(out, await download.body());
+          expect((await detect(out)).detected).toBe('bmp');
+          await finish(page);
+        },
+      );
 
-      it('checks a file dropped on the drop zone (a synthetic drop with a DataTransfer)', async () => {
-        const page = await openPage();
-        await page.evaluate(
-          ([bytes, name]) => {
-            const transfer = new DataTransfer();
-            transfer.items.add(new File([new Uint8Array(bytes)], name, { type: 'image/png' }));
-            const zone = document.getElementById('dropzone')!;
-            for (const type of ['dragenter', 'dragover', 'drop']) {
-              zone.dispatchEvent(
-                new DragEvent(type, { dataTransfer: transfer, bubbles: true, cancelable: true }),
-              );
-            }
-          },
-          [[...png], 'dropped.png'] as const,
-        );
-        await expect.poll(() => page.textContent('[data-field="detected"]')).toContain('png');
-        expect(await page.textContent('#detect-panel')).toContain('dropped.png');
-        expect(await page.locator('#target-panel input[name="conversion"]').count()).toBeGreaterThan(0);
-        await finish(page);
-      });
+      itStoreBlind(
+        'checks a file dropped on the drop zone (a synthetic drop with a DataTransfer)',
+        async () => {
+          const page = await openPage();
+          await page.evaluate(
+            ([bytes, name]) => {
+              const transfer = new DataTransfer();
+              transfer.items.add(new File([new Uint8Array(bytes)], name, { type: 'image/png' }));
+              const zone = document.getElementById('dropzone')!;
+              for (const type of ['dragenter', 'dragover', 'drop']) {
+                zone.dispatchEvent(
+                  new DragEvent(type, { dataTransfer: transfer, bubbles: true, cancelable: true }),
+                );
+              }
+            },
+            [[...png], 'dropped.png'] as const,
+          );
+          await expect.poll(() => page.textContent('[data-field="detected"]')).toContain('png');
+          expect(await page.textContent('#detect-panel')).toContain('dropped.png');
+          expect(await page.locator('#target-panel input[name="conversion"]').count()).toBeGreaterThan(0);
+          await finish(page);
+        },
+      );
 
-      it('lets the keyboard reach the file picker', async () => {
+      itStoreBlind('lets the keyboard reach the file picker', async () => {
         // Listening before the page loads: file-chooser interception is switched on asynchronously,
         // and a listener added just before the key press can miss the chooser it opens.
         let chooser!: Promise<FileChooser>;
@@ -198,7 +217,7 @@ export function webPageSuite(setupName: SetupName): void {
         await finish(page);
       });
 
-      it('warns when a PNG is named photo.pdf, at phone width', async () => {
+      itStoreBlind('warns when a PNG is named photo.pdf, at phone width', async () => {
         const page = await openPage(PHONE);
         await page.setInputFiles('#file-input', {
           name: 'photo.pdf',
@@ -218,29 +237,32 @@ export function webPageSuite(setupName: SetupName): void {
         await finish(page);
       });
 
-      it('explains a conversion the engines could not read (random bytes converted as docx)', async () => {
-        const page = await openPage();
-        await page.setInputFiles('#file-input', {
-          name: 'notes.docx',
-          mimeType: 'application/octet-stream',
-          buffer: randomBytes(4096),
-        });
-        await page.locator('#source-format').waitFor();
-        // The visitor overrides the detection and insists the file is a Word document.
-        await page.selectOption('#source-format', 'docx');
-        await page.check('input[name="conversion"][value="docx-pdf"]');
-        await page.click('#convert-button');
-        const notice = page.locator('#result-panel .notice.error');
-        await notice.waitFor({ timeout: 90_000 });
-        expect(await page.getAttribute('#result-panel', 'data-status')).toBe('failed');
-        expect(['MALFORMED_DOCUMENT', 'CONVERT_FAILED']).toContain(await notice.getAttribute('data-code'));
-        expect(await notice.textContent()).toMatch(/try again/i);
-        await notice.scrollIntoViewIfNeeded();
-        await page.screenshot({ path: shot('web-desktop-failed'), fullPage: false });
-        await finish(page);
-      });
+      itStoreBlind(
+        'explains a conversion the engines could not read (random bytes converted as docx)',
+        async () => {
+          const page = await openPage();
+          await page.setInputFiles('#file-input', {
+            name: 'notes.docx',
+            mimeType: 'application/octet-stream',
+            buffer: randomBytes(4096),
+          });
+          await page.locator('#source-format').waitFor();
+          // The visitor overrides the detection and insists the file is a Word document.
+          await page.selectOption('#source-format', 'docx');
+          await page.check('input[name="conversion"][value="docx-pdf"]');
+          await page.click('#convert-button');
+          const notice = page.locator('#result-panel .notice.error');
+          await notice.waitFor({ timeout: 90_000 });
+          expect(await page.getAttribute('#result-panel', 'data-status')).toBe('failed');
+          expect(['MALFORMED_DOCUMENT', 'CONVERT_FAILED']).toContain(await notice.getAttribute('data-code'));
+          expect(await notice.textContent()).toMatch(/try again/i);
+          await notice.scrollIntoViewIfNeeded();
+          await page.screenshot({ path: shot('web-desktop-failed'), fullPage: false });
+          await finish(page);
+        },
+      );
 
-      it('offers OCR when a scanned PDF has no text layer, and reads it when asked', async () => {
+      itStoreBlind('offers OCR when a scanned PDF has no text layer, and reads it when asked', async () => {
         const dir = await mkdtemp(join(tmpdir(), 'fileconv-web-scan-'));
         try {
           const page = await openPage();
@@ -290,7 +312,7 @@ export function webPageSuite(setupName: SetupName): void {
         await finish(page);
       });
 
-      it('explains a source URL on a private address', async () => {
+      itStoreBlind('explains a source URL on a private address', async () => {
         const page = await openPage();
         await page.fill('#source-url', 'http://127.0.0.1/secret.png');
         await page.selectOption('#url-target', { index: 1 });

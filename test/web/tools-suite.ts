@@ -1,6 +1,6 @@
 // End-to-end: the page's work on several files and its PDF tools, in a real Chromium against the
-// real `fileconv serve`, once per setup (SQLite + disk, PostgreSQL + S3). Outputs are checked
-// with poppler and qpdf, the page's own ZIP with yauzl.
+// real `fileconv serve`, on SQLite + disk, and what reaches the stores again on PostgreSQL + S3
+// (storeBlind). Outputs are checked with poppler and qpdf, the page's own ZIP with yauzl.
 import { spawnSync } from 'node:child_process';
 import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -14,7 +14,14 @@ import { runConversion } from '../../src/run/runner.js';
 import { textPdf } from '../converters/_image-samples.js';
 import { pdfPages } from '../converters/_web-pages.js';
 import { pdfPageCount, pdfText, zipEntries } from '../helpers/office.js';
-import { SETUP_TITLES, type Setup, type SetupName, setupMissing, startSetup } from '../support/setups.js';
+import {
+  SETUP_TITLES,
+  type Setup,
+  type SetupName,
+  setupMissing,
+  startSetup,
+  storeBlind,
+} from '../support/setups.js';
 import { launchBrowser, PHONE, pageHarness, scanPdf, screenshotPath } from './browser.js';
 import { type RunningServer, startServer } from './server.js';
 
@@ -46,6 +53,7 @@ export async function webToolsSuite(setupName: SetupName): Promise<void> {
         () => browser,
         () => server.url,
       );
+      const itStoreBlind = storeBlind(setupName);
 
       beforeAll(async () => {
         scratch = await mkdtemp(join(tmpdir(), 'fileconv-web-tools-'));
@@ -202,7 +210,7 @@ export async function webToolsSuite(setupName: SetupName): Promise<void> {
         await harness.finish(page);
       });
 
-      it('shows in its own row why a merge failed, naming the damaged input', async () => {
+      itStoreBlind('shows in its own row why a merge failed, naming the damaged input', async () => {
         const page = await harness.open();
         const pdf = await readFile(threePages);
         await page.setInputFiles('#file-input', [
@@ -220,7 +228,7 @@ export async function webToolsSuite(setupName: SetupName): Promise<void> {
         await harness.finish(page);
       });
 
-      it('makes a scanned PDF searchable with the OCR tool', async () => {
+      itStoreBlind('makes a scanned PDF searchable with the OCR tool', async () => {
         const page = await harness.open();
         await choosePdf(page, await scanPdf(scratch), 'scan.pdf');
         await runTool(page, 'ocr', async (p) => {
@@ -260,7 +268,7 @@ export async function webToolsSuite(setupName: SetupName): Promise<void> {
         await harness.finish(page);
       });
 
-      it('numbers the pages, then makes a PDF/A with a title, with their tools', async () => {
+      itStoreBlind('numbers the pages, then makes a PDF/A with a title, with their tools', async () => {
         const page = await harness.open();
         await choosePdf(page, threePages);
         await runTool(page, 'page-numbers', async (p) => {
@@ -282,64 +290,74 @@ export async function webToolsSuite(setupName: SetupName): Promise<void> {
         await harness.finish(page);
       });
 
-      it('splits a three-page PDF into one file per page, then compresses it showing the sizes', async () => {
-        const page = await harness.open();
-        await choosePdf(page, threePages);
-        // The tools offered follow what the server declares for pdf-pdf.
-        const pageTools = ['redact', 'crop', 'rotate-pages', 'pages-per-sheet', 'remove-blank', 'greyscale'];
-        for (const tool of ['split', 'extract', 'rotate', 'compress', 'protect', 'unlock', ...pageTools])
-          expect(await page.locator(`#tool-${tool}`).count(), tool).toBe(1);
+      itStoreBlind(
+        'splits a three-page PDF into one file per page, then compresses it showing the sizes',
+        async () => {
+          const page = await harness.open();
+          await choosePdf(page, threePages);
+          // The tools offered follow what the server declares for pdf-pdf.
+          const pageTools = [
+            'redact',
+            'crop',
+            'rotate-pages',
+            'pages-per-sheet',
+            'remove-blank',
+            'greyscale',
+          ];
+          for (const tool of ['split', 'extract', 'rotate', 'compress', 'protect', 'unlock', ...pageTools])
+            expect(await page.locator(`#tool-${tool}`).count(), tool).toBe(1);
 
-        await runTool(page, 'split', (p) => p.fill('#tool-split-split', '1'));
-        await page.screenshot({ path: shot('web-pdf-split'), fullPage: true });
-        for (const part of [1, 2, 3]) {
-          const out = await fetchLink(page, `[data-artifact="pdf-${part}"] a`, `part-${part}.pdf`);
-          expect(qpdfCheck(out)).toBe(0);
-          expect(pdfPageCount(out)).toBe(1);
-          expect(pdfText(out)).toContain(
-            ['Alpha page one', 'Bravo page two', 'Charlie page three'][part - 1],
+          await runTool(page, 'split', (p) => p.fill('#tool-split-split', '1'));
+          await page.screenshot({ path: shot('web-pdf-split'), fullPage: true });
+          for (const part of [1, 2, 3]) {
+            const out = await fetchLink(page, `[data-artifact="pdf-${part}"] a`, `part-${part}.pdf`);
+            expect(qpdfCheck(out)).toBe(0);
+            expect(pdfPageCount(out)).toBe(1);
+            expect(pdfText(out)).toContain(
+              ['Alpha page one', 'Bravo page two', 'Charlie page three'][part - 1],
+            );
+          }
+          expect(await page.locator('[data-artifact="zip"]').count()).toBe(1);
+
+          // A picture-heavy PDF: a noisy 1200 x 1500 photo on a page, shrunk by the "screen" preset.
+          const photo = await sharp({
+            create: {
+              width: 1200,
+              height: 1500,
+              channels: 3,
+              background: '#808080',
+              noise: { type: 'gaussian', mean: 128, sigma: 40 },
+            },
+          })
+            .png()
+            .toBuffer();
+          const html = join(scratch, 'photo.html');
+          await writeFile(
+            html,
+            `<!DOCTYPE html><html><body style="margin:0"><p>Site photo</p><img style="width:100%" src="data:image/png;base64,${photo.toString('base64')}"></body></html>`,
           );
-        }
-        expect(await page.locator('[data-artifact="zip"]').count()).toBe(1);
-
-        // A picture-heavy PDF: a noisy 1200 x 1500 photo on a page, shrunk by the "screen" preset.
-        const photo = await sharp({
-          create: {
-            width: 1200,
-            height: 1500,
-            channels: 3,
-            background: '#808080',
-            noise: { type: 'gaussian', mean: 128, sigma: 40 },
-          },
-        })
-          .png()
-          .toBuffer();
-        const html = join(scratch, 'photo.html');
-        await writeFile(
-          html,
-          `<!DOCTYPE html><html><body style="margin:0"><p>Site photo</p><img style="width:100%" src="data:image/png;base64,${photo.toString('base64')}"></body></html>`,
-        );
-        const { files } = await runConversion({ input: html, from: 'html', to: 'pdf', outDir: scratch });
-        const heavy = files[0]!.path;
-        await choosePdf(page, heavy, 'photo.pdf');
-        await runTool(page, 'compress', async (p) => {
-          await p.selectOption('#tool-compress-compress', 'screen');
-        });
-        const sizes = page.locator('#result-panel [data-size-before]');
-        await sizes.waitFor();
-        const before = Number(await sizes.getAttribute('data-size-before'));
-        const after = Number(await sizes.getAttribute('data-size-after'));
-        expect(before).toBe((await stat(heavy)).size);
-        expect(after).toBeLessThan(before);
-        expect(await sizes.textContent()).toMatch(/→.*smaller/);
-        const small = await fetchLink(page, '[data-artifact="pdf"] a', 'compressed.pdf');
-        expect((await stat(small)).size).toBe(after);
-        expect(qpdfCheck(small)).toBe(0);
-        expect(pdfPageCount(small)).toBe(pdfPageCount(heavy));
-        await page.locator('#result-panel').scrollIntoViewIfNeeded();
-        await page.screenshot({ path: shot('web-pdf-compressed'), fullPage: true });
-        await harness.finish(page);
-      });
+          const { files } = await runConversion({ input: html, from: 'html', to: 'pdf', outDir: scratch });
+          const heavy = files[0]!.path;
+          await choosePdf(page, heavy, 'photo.pdf');
+          await runTool(page, 'compress', async (p) => {
+            await p.selectOption('#tool-compress-compress', 'screen');
+          });
+          const sizes = page.locator('#result-panel [data-size-before]');
+          await sizes.waitFor();
+          const before = Number(await sizes.getAttribute('data-size-before'));
+          const after = Number(await sizes.getAttribute('data-size-after'));
+          expect(before).toBe((await stat(heavy)).size);
+          expect(after).toBeLessThan(before);
+          expect(await sizes.textContent()).toMatch(/→.*smaller/);
+          const small = await fetchLink(page, '[data-artifact="pdf"] a', 'compressed.pdf');
+          expect((await stat(small)).size).toBe(after);
+          expect(qpdfCheck(small)).toBe(0);
+          expect(pdfPageCount(small)).toBe(pdfPageCount(heavy));
+          await page.locator('#result-panel').scrollIntoViewIfNeeded();
+          await page.screenshot({ path: shot('web-pdf-compressed'), fullPage: true });
+          await harness.finish(page);
+        },
+      );
 
       it('protects a PDF with a password and unlocks it again; the password stays out of URLs and storage', async () => {
         const password = `Marker-${Date.now().toString(36)}-pw`;
@@ -383,41 +401,44 @@ export async function webToolsSuite(setupName: SetupName): Promise<void> {
         await harness.finish(page);
       });
 
-      it('offers the page options the catalog declares for HTML to PDF and prints landscape A5', async () => {
-        const page = await harness.open();
-        const html =
-          '<!DOCTYPE html><html><body><h1>Landscape notice</h1><p>Printed sideways.</p></body></html>';
-        await page.setInputFiles('#file-input', {
-          name: 'notice.html',
-          mimeType: 'text/html',
-          buffer: Buffer.from(html),
-        });
-        await expect.poll(() => page.textContent('[data-field="detected"]')).toContain('html');
-        await page.check('input[name="conversion"][value="html-pdf"]');
-        const declared = (await (await fetch(`${server.url}/api/public/catalog`)).json()) as {
-          keys: Record<string, { options: string[] }>;
-        };
-        // Every declared option has its field, whatever the list is today.
-        const shown = await page
-          .locator('#conversion-options .option-field')
-          .evaluateAll((fields) => fields.map((f) => f.getAttribute('data-option')));
-        expect(shown.sort()).toEqual([...declared.keys['html-pdf']!.options].sort());
-        expect(await page.isVisible('#opt-paper')).toBe(true);
-        await page.fill('#opt-paper', 'A5');
-        await page.selectOption('#opt-landscape', 'true');
-        await page.screenshot({ path: shot('web-page-options'), fullPage: true });
-        await page.click('#convert-button');
-        const link = page.locator('[data-artifact] a').first();
-        await link.waitFor({ timeout: 90_000 });
-        const out = await fetchLink(page, '[data-artifact] a', 'landscape.pdf');
-        const size = pdfPages(out);
-        // A5 is 595 x 420 points; landscape puts the long side across.
-        expect(Math.abs(size.width - 595)).toBeLessThan(2);
-        expect(Math.abs(size.height - 420)).toBeLessThan(2);
-        await harness.finish(page);
-      });
+      itStoreBlind(
+        'offers the page options the catalog declares for HTML to PDF and prints landscape A5',
+        async () => {
+          const page = await harness.open();
+          const html =
+            '<!DOCTYPE html><html><body><h1>Landscape notice</h1><p>Printed sideways.</p></body></html>';
+          await page.setInputFiles('#file-input', {
+            name: 'notice.html',
+            mimeType: 'text/html',
+            buffer: Buffer.from(html),
+          });
+          await expect.poll(() => page.textContent('[data-field="detected"]')).toContain('html');
+          await page.check('input[name="conversion"][value="html-pdf"]');
+          const declared = (await (await fetch(`${server.url}/api/public/catalog`)).json()) as {
+            keys: Record<string, { options: string[] }>;
+          };
+          // Every declared option has its field, whatever the list is today.
+          const shown = await page
+            .locator('#conversion-options .option-field')
+            .evaluateAll((fields) => fields.map((f) => f.getAttribute('data-option')));
+          expect(shown.sort()).toEqual([...declared.keys['html-pdf']!.options].sort());
+          expect(await page.isVisible('#opt-paper')).toBe(true);
+          await page.fill('#opt-paper', 'A5');
+          await page.selectOption('#opt-landscape', 'true');
+          await page.screenshot({ path: shot('web-page-options'), fullPage: true });
+          await page.click('#convert-button');
+          const link = page.locator('[data-artifact] a').first();
+          await link.waitFor({ timeout: 90_000 });
+          const out = await fetchLink(page, '[data-artifact] a', 'landscape.pdf');
+          const size = pdfPages(out);
+          // A5 is 595 x 420 points; landscape puts the long side across.
+          expect(Math.abs(size.width - 595)).toBeLessThan(2);
+          expect(Math.abs(size.height - 420)).toBeLessThan(2);
+          await harness.finish(page);
+        },
+      );
 
-      it('lists several files readably at phone width', async () => {
+      itStoreBlind('lists several files readably at phone width', async () => {
         const page = await harness.open(PHONE);
         const pdf = await readFile(threePages);
         await page.setInputFiles('#file-input', [
