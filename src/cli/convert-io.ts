@@ -22,8 +22,10 @@ export function interruptSignal(): AbortSignal {
     process.exitCode = name === 'SIGINT' ? EXIT.SIGINT : EXIT.SIGTERM;
     controller.abort();
   };
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
+  // `on`, not `once`: while execa runs a subprocess, its exit hook also listens, and re-raises the
+  // signal (killing the process before the engines stop) when it finds itself the only listener.
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
   return controller.signal;
 }
 

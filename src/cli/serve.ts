@@ -158,9 +158,18 @@ export function register(program: Command): void {
     });
 }
 
-/** SIGTERM or SIGINT: let running conversions finish (`shutdown`), then exit 0, or 1 if that failed. */
+/**
+ * SIGTERM or SIGINT: let running conversions finish (`shutdown`), then exit 0, or 1 if that failed;
+ * a second signal stops at once (1).
+ */
 export function stopOnSignals(shutdown: () => Promise<void>): void {
+  let stopping = false;
   const stop = (signal: string) => {
+    if (stopping) {
+      console.log(`${signal} again: stopping now`);
+      process.exit(EXIT.FAILED);
+    }
+    stopping = true;
     console.log(`${signal}: finishing running conversions, then stopping`);
     shutdown().then(
       () => process.exit(EXIT.OK),
@@ -170,8 +179,10 @@ export function stopOnSignals(shutdown: () => Promise<void>): void {
       },
     );
   };
-  process.once('SIGTERM', () => stop('SIGTERM'));
-  process.once('SIGINT', () => stop('SIGINT'));
+  // `on`, not `once`: while execa runs a subprocess, its exit hook also listens, and re-raises the
+  // signal (killing the process mid-shutdown) when it finds itself the only listener left.
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
 }
 
 function oneOf<T extends string>(

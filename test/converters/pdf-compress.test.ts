@@ -2,15 +2,18 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import sharp from 'sharp';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { closeBrowserPool } from '../../converters/chromium/pool.js';
 import chromium from '../../converters/chromium.js';
 import { runConversion } from '../../src/run/runner.js';
 import type { RunEvent } from '../../src/run/types.js';
+import { fileScopedDir } from '../helpers/office.js';
 import { runStep, tempDir } from '../helpers/step.js';
 
 const WORDS = 'Quarterly inspection report for the northern warehouse and its loading docks';
 
+const scanDir = fileScopedDir('fileconv-compress-scan-');
+afterAll(scanDir.cleanup);
 let scanned: Promise<string> | undefined;
 
 /**
@@ -19,7 +22,7 @@ let scanned: Promise<string> | undefined;
  * tests only read it.
  */
 function scannedLikePdf(): Promise<string> {
-  scanned ??= makeScannedLikePdf(tempDir());
+  scanned ??= makeScannedLikePdf(scanDir.dir);
   return scanned;
 }
 
