@@ -45,11 +45,15 @@ export const GATES: Record<SourceName, Gate> = {
 export const MIN_FILES_PER_FORMAT = 5;
 
 /**
- * Conversion cases sampled from the upstream source, so that its run stays within minutes: per
- * format and target, the whole files first by a hash of their name (deterministic, spread over
- * packages), and per format a few broken or encrypted files, each converted to its first target.
+ * Conversion cases sampled from each source, so that a run stays within minutes: per format and
+ * target, the whole files first by a hash of their name (deterministic, spread over packages), and
+ * per format a few broken or encrypted files, each converted to its first target. `realworld
+ * --every-case` converts every whole file of the debian source to every target instead.
  */
-export const SAMPLE = { wholePerPair: 5, brokenPerFormat: 3 };
+export const SAMPLE: Record<SourceName, { wholePerPair: number; brokenPerFormat: number }> = {
+  debian: { wholePerPair: 5, brokenPerFormat: 3 },
+  upstream: { wholePerPair: 5, brokenPerFormat: 3 },
+};
 
 const rank = (f: SourcedFile) => createHash('sha256').update(f.name).digest('hex');
 
@@ -57,6 +61,7 @@ export function sampleCases<F extends SourcedFile>(
   files: F[],
   targetsFor: (format: string) => string[],
   isBroken: (f: F) => boolean,
+  sample: { wholePerPair: number; brokenPerFormat: number },
 ): { f: F; to: string }[] {
   const byFormat = new Map<string, F[]>();
   for (const f of [...files].sort((a, b) => rank(a).localeCompare(rank(b))))
@@ -67,12 +72,12 @@ export function sampleCases<F extends SourcedFile>(
     const whole = list.filter((f) => !isBroken(f));
     // Each target takes the next files in rank order, so a format's sample covers more files.
     targets.forEach((to, i) => {
-      const n = SAMPLE.wholePerPair;
+      const n = sample.wholePerPair;
       const start = whole.length > n ? (i * n) % whole.length : 0;
       const window = [...whole.slice(start), ...whole.slice(0, start)].slice(0, n);
       for (const f of window) cases.push({ f, to });
     });
-    for (const f of list.filter(isBroken).slice(0, SAMPLE.brokenPerFormat))
+    for (const f of list.filter(isBroken).slice(0, sample.brokenPerFormat))
       if (targets[0]) cases.push({ f, to: targets[0] });
   }
   return cases;

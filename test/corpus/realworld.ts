@@ -16,7 +16,7 @@ import { mapLimit } from '../../src/run/concurrency.js';
 import { runConversion } from '../../src/run/runner.js';
 import { CHECK_MS, contentVerdicts, isTarget, targetsFor } from './checks.js';
 import { type FidelityCase, measureCase, printFidelity } from './fidelity.js';
-import { GATES, type Gate, MIN_FILES_PER_FORMAT, sampleCases } from './gates.js';
+import { GATES, type Gate, MIN_FILES_PER_FORMAT, SAMPLE, sampleCases } from './gates.js';
 import {
   type ContentOutcome,
   contentKept,
@@ -274,8 +274,8 @@ async function main(): Promise<number> {
     let content: number | undefined;
     if (!process.argv.includes('--detect-only')) {
       const cases =
-        source === 'upstream'
-          ? sampleCases(of, targetsFor, isBroken)
+        source === 'upstream' || !process.argv.includes('--every-case')
+          ? sampleCases(of, targetsFor, isBroken, SAMPLE[source])
           : of.flatMap((f) =>
               (isBroken(f) ? targetsFor(f.format).slice(0, 1) : targetsFor(f.format)).map((to) => ({
                 f,
