@@ -1,7 +1,7 @@
 import { FORMATS } from './registry.js';
 import type { FormatDef, FormatId } from './types.js';
 
-export { GRAPHICS_TOOL_IMAGES, SUBTITLE_FORMATS } from './rows/media.js';
+export { GRAPHICS_TOOL_IMAGES, SOUNDLESS_VIDEO, SUBTITLE_FORMATS } from './rows/media.js';
 export { FAMILIES, type FormatDef, type FormatFamily, type FormatId } from './types.js';
 export { FORMATS };
 

@@ -4,6 +4,7 @@ import {
   type FormatId,
   GRAPHICS_TOOL_IMAGES,
   getFormat,
+  SOUNDLESS_VIDEO,
   SUBTITLE_FORMATS,
 } from '../formats/index.js';
 
@@ -24,6 +25,7 @@ export type ContentKind =
   | 'recording'
   | 'speech'
   | 'motion'
+  | 'footage'
   | 'clip'
   | 'recognised'
   | 'transcript'
@@ -180,6 +182,14 @@ export const KIND_RULES: readonly KindRule[] = [
       'A video gives a video, its soundtrack, a frame or the transcript of its speech; never a document.',
   },
   {
+    kind: 'footage',
+    what: 'a video in a format that has no sound (YUV4MPEG2)',
+    holders: { families: ['video'] },
+    turns: { video: { becomes: 'footage' }, image: { becomes: 'frame' } },
+    excludes:
+      'Its format holds frames only: it never gives audio, nor a transcript, in one step or through another video.',
+  },
+  {
     kind: 'clip',
     what: 'a video made from an animation',
     holders: { families: ['video'] },
@@ -242,6 +252,7 @@ const RULES = new Map(KIND_RULES.map((r) => [r.kind, r]));
 export function sourceKind(format: FormatId): ContentKind {
   if (format === 'gif') return 'animation';
   if (SUBTITLE_FORMATS.includes(format)) return 'cues';
+  if (SOUNDLESS_VIDEO.includes(format)) return 'footage';
   switch (getFormat(format)?.family) {
     case 'image':
       return 'picture';

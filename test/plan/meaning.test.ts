@@ -85,6 +85,19 @@ describe('the catalog rule on a small graph', () => {
     expect(listed.has('txt-docx')).toBe(true);
   });
 
+  it('takes no sound from a video whose format has none, directly or through another video', () => {
+    const more = [
+      ...engines,
+      upperEngine('raw', [e('y4m', 'wav', 'video'), e('y4m', 'mp4', 'video'), e('y4m', 'png', 'video')]),
+    ];
+    const listed = new Set(buildCatalog(more).map((p) => p.key));
+    expect(listed.has('y4m-mp4')).toBe(true);
+    expect(listed.has('y4m-png')).toBe(true);
+    expect(listed.has('y4m-wav')).toBe(false);
+    expect(listed.has('y4m-txt')).toBe(false);
+    expect(listed.has('mp4-wav')).toBe(true);
+  });
+
   it('finds another path when the cheapest one breaks the rule', () => {
     // png to pdf to txt would extract the text layer of a picture: OCR is the way
     const more = [...engines, upperEngine('pdftext', [e('pdf', 'txt', 'document')])];

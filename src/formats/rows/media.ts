@@ -12,6 +12,9 @@ export const GRAPHICS_TOOL_IMAGES = ['tga', 'pcx', 'pnm', 'dds', 'hdr', 'xbm', '
 /** Timed captions and lyrics: they convert between each other and to plain text. */
 export const SUBTITLE_FORMATS = ['srt', 'vtt', 'ass', 'sub', 'lrc', 'ttml', 'smi'];
 
+/** Video formats whose specification has no sound at all: YUV4MPEG2 is raw frames. */
+export const SOUNDLESS_VIDEO = ['y4m'];
+
 export const MEDIA_ROWS: FormatRow[] = [
   // images
   ['jxl', 'JPEG XL image', 'image', 'image/jxl'],
