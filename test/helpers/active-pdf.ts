@@ -1,8 +1,18 @@
 import { execFileSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll } from 'vitest';
-import { removeDir, startTestServer, type TestServer, tempDir } from '../server/helpers.js';
+import { afterAll, beforeAll, expect } from 'vitest';
+import {
+  downloadArtifact,
+  filePart,
+  metaPart,
+  post,
+  removeDir,
+  startTestServer,
+  type TestServer,
+  tempDir,
+  waitDone,
+} from '../server/helpers.js';
 
 /** The words on the page of activePdf, which every sanitized copy must keep. */
 export const ACTIVE_PDF_WORDS = 'Quarterly figures';
@@ -90,4 +100,27 @@ export function activePdfWithServer(prefix: string): { dir: string; pdf: string;
     removeDir(fixture.dir ?? '');
   });
   return fixture;
+}
+
+/** Converts the fixture's PDF to PDF with `options` through its server; the request id and the result. */
+export async function convertActivePdf(
+  fixture: { dir: string; pdf: string; server: TestServer },
+  options: Record<string, unknown>,
+): Promise<{ id: string; out: string }> {
+  const res = await post(`${fixture.server.url}/api/public/convert`, [
+    metaPart({ conversion: 'pdf-pdf', options }),
+    filePart('active.pdf', readFileSync(fixture.pdf), 'application/pdf'),
+  ]);
+  expect(res.status, res.text).toBe(202);
+  const id = res.json.request_id as string;
+  const done = await waitDone(fixture.server.url, id);
+  expect(done.status, JSON.stringify(done.error)).toBe('succeeded');
+  const out = await downloadArtifact(
+    fixture.server.url,
+    id,
+    done.artifacts[0].name,
+    fixture.dir,
+    'server.pdf',
+  );
+  return { id, out };
 }

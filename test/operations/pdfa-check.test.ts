@@ -1,13 +1,17 @@
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
 import { PDFA_2B_RULES, readPdfaFacts } from '../../converters/_pdfa-rules.js';
-import { ACTIVE_PDF_WORDS, activeParts, activePdfWithServer } from '../helpers/active-pdf.js';
+import {
+  ACTIVE_PDF_WORDS,
+  activeParts,
+  activePdfWithServer,
+  convertActivePdf,
+} from '../helpers/active-pdf.js';
 import { stepContext } from '../helpers/step.js';
-import { downloadArtifact, filePart, get, type Json, metaPart, post, waitDone } from '../server/helpers.js';
+import { get, type Json } from '../server/helpers.js';
 
 const BIN = fileURLToPath(new URL('../../bin/fileconv', import.meta.url));
 
@@ -35,21 +39,7 @@ describe('PDF/A-2b: the rules checked, and said', () => {
   });
 
   it('through the server, sanitized then written as PDF/A-2b, the timeline lists every rule checked', async () => {
-    const res = await post(`${fixture.server.url}/api/public/convert`, [
-      metaPart({ conversion: 'pdf-pdf', options: { sanitize: true, pdfa: '2b' } }),
-      filePart('active.pdf', readFileSync(fixture.pdf), 'application/pdf'),
-    ]);
-    expect(res.status, res.text).toBe(202);
-    const id = res.json.request_id as string;
-    const done = await waitDone(fixture.server.url, id);
-    expect(done.status, JSON.stringify(done.error)).toBe('succeeded');
-    const out = await downloadArtifact(
-      fixture.server.url,
-      id,
-      done.artifacts[0].name,
-      fixture.dir,
-      'server.pdf',
-    );
+    const { id, out } = await convertActivePdf(fixture, { sanitize: true, pdfa: '2b' });
     expectPdfA2b(out);
     expect(activeParts(out)).not.toContain('/JavaScript');
     expect(activeParts(out)).not.toContain('pdfdetach: embedded files');

@@ -1,11 +1,15 @@
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
-import { ACTIVE_PDF_WORDS, activeParts, activePdfWithServer } from '../helpers/active-pdf.js';
-import { downloadArtifact, filePart, get, type Json, metaPart, post, waitDone } from '../server/helpers.js';
+import {
+  ACTIVE_PDF_WORDS,
+  activeParts,
+  activePdfWithServer,
+  convertActivePdf,
+} from '../helpers/active-pdf.js';
+import { get, type Json } from '../server/helpers.js';
 
 const BIN = fileURLToPath(new URL('../../bin/fileconv', import.meta.url));
 
@@ -32,21 +36,7 @@ describe('sanitize: true', () => {
   });
 
   it('through the server: everything removed, the page and its words kept, the timeline says what went', async () => {
-    const res = await post(`${fixture.server.url}/api/public/convert`, [
-      metaPart({ conversion: 'pdf-pdf', options: { sanitize: true, title: 'Clean copy' } }),
-      filePart('active.pdf', readFileSync(fixture.pdf), 'application/pdf'),
-    ]);
-    expect(res.status, res.text).toBe(202);
-    const id = res.json.request_id as string;
-    const done = await waitDone(fixture.server.url, id);
-    expect(done.status, JSON.stringify(done.error)).toBe('succeeded');
-    const out = await downloadArtifact(
-      fixture.server.url,
-      id,
-      done.artifacts[0].name,
-      fixture.dir,
-      'server.pdf',
-    );
+    const { id, out } = await convertActivePdf(fixture, { sanitize: true, title: 'Clean copy' });
     // The title asked with it is written after the removal (OPERATION_ORDER.sanitize < metadata).
     expect(activeParts(out)).toEqual(['/Info', 'pdfinfo: document information']);
     expect(execFileSync('pdfinfo', [out], { encoding: 'utf8' })).toMatch(/^Title:\s+Clean copy$/m);
