@@ -1,5 +1,5 @@
 import { execFileSync, spawnSync } from 'node:child_process';
-import { statSync, writeFileSync } from 'node:fs';
+import { copyFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import sharp from 'sharp';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -45,7 +45,10 @@ async function makeScannedLikePdf(dir: string): Promise<string> {
   );
   const { files } = await runStep(chromium, 'html', 'pdf', html);
   await closeBrowserPool();
-  return files[0]!;
+  // The step's own folder goes after this test: the scan is kept beside its page.
+  const scan = join(dir, 'scan.pdf');
+  copyFileSync(files[0]!, scan);
+  return scan;
 }
 
 function text(path: string): string {
