@@ -31,7 +31,7 @@ const script = () => convertersDir('mupdf', 'pdf_tools.py');
 
 let found: Promise<EngineProbe> | undefined;
 
-function probe(): Promise<EngineProbe> {
+async function probe(): Promise<EngineProbe> {
   found ??= (async () => {
     for (const name of PYTHONS) {
       const path = findBinary([name]);
@@ -42,7 +42,10 @@ function probe(): Promise<EngineProbe> {
     }
     return { ok: false, detail: 'no Python that can import fitz (install python3-fitz)' };
   })();
-  return found;
+  const said = await found;
+  // Only a Python that imports fitz is remembered: `doctor --install` probes again after installing it.
+  if (!said.ok) found = undefined;
+  return said;
 }
 
 /** The script's one JSON line (the binding may print warnings of its own around it). */

@@ -84,6 +84,11 @@ export function binaryOutput(path: string, args: readonly string[]): Promise<Bin
       return fresh;
     })();
     inProcess.set(memoKey, answer);
+    // As on disk, a failed run is not remembered: the next probe (after an install) runs it again.
+    answer.then(
+      (r) => r.exitCode !== 0 && inProcess.delete(memoKey),
+      () => inProcess.delete(memoKey),
+    );
   }
   return answer;
 }

@@ -66,6 +66,10 @@ describe('engine probes kept between processes', () => {
     const failing = fakeEngine(tempDir(), '0', 1);
     for (let i = 0; i < 2; i++) await (await freshProcess())(failing.path, ['--version']);
     expect(failing.runs()).toBe(2);
+    // Nor in the process that ran it: `doctor --install` probes again after installing.
+    const sameProcess = await freshProcess();
+    for (let i = 0; i < 2; i++) await sameProcess(failing.path, ['--version']);
+    expect(failing.runs()).toBe(4);
 
     process.env.FILECONV_CACHE_DIR = 'off';
     const engine = fakeEngine(tempDir(), '2.0');
