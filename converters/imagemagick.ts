@@ -95,27 +95,20 @@ export function imagemagickEnv(): Record<string, string> {
   return { MAGICK_CONFIGURE_PATH: policyDir() };
 }
 
-let found: Promise<EngineProbe> | undefined;
-
 /**
  * Finds ImageMagick: `magick` (7), then Debian's `convert-im6.q16`, then /usr/bin/convert. Any
  * `convert` on PATH may be another program (Windows' disk tool, a wrapper), so each candidate's
- * -version must say ImageMagick.
+ * -version must say ImageMagick. binaryOutput keeps each binary's answer; a binary installed later
+ * (`doctor --install`) is found on the next call.
  */
 export async function findImageMagick(): Promise<EngineProbe> {
-  found ??= (async () => {
-    for (const name of ['magick', 'convert-im6.q16', '/usr/bin/convert']) {
-      const path = findBinary([name]);
-      if (!path) continue;
-      const m = /Version: ImageMagick (\S+)/.exec((await binaryOutput(path, ['-version'])).all);
-      if (m) return { ok: true, path, version: m[1] };
-    }
-    return { ok: false, detail: 'no ImageMagick binary (magick, convert-im6.q16 or /usr/bin/convert) found' };
-  })();
-  const probe = await found;
-  // Only a binary that was found is remembered: `doctor --install` probes again after installing it.
-  if (!probe.ok) found = undefined;
-  return probe;
+  for (const name of ['magick', 'convert-im6.q16', '/usr/bin/convert']) {
+    const path = findBinary([name]);
+    if (!path) continue;
+    const m = /Version: ImageMagick (\S+)/.exec((await binaryOutput(path, ['-version'])).all);
+    if (m) return { ok: true, path, version: m[1] };
+  }
+  return { ok: false, detail: 'no ImageMagick binary (magick, convert-im6.q16 or /usr/bin/convert) found' };
 }
 
 /** -resize geometry (and -extent for cover/contain) for the width/height/fit options. */

@@ -29,23 +29,16 @@ const PROBE = 'import fitz; print("PyMuPDF", fitz.VersionBind)';
 
 const script = () => convertersDir('mupdf', 'pdf_tools.py');
 
-let found: Promise<EngineProbe> | undefined;
-
+/** binaryOutput keeps a Python's clean answer only: after `doctor --install` adds fitz, it is asked again. */
 async function probe(): Promise<EngineProbe> {
-  found ??= (async () => {
-    for (const name of PYTHONS) {
-      const path = findBinary([name]);
-      if (!path) continue;
-      const r = await binaryOutput(path, ['-c', PROBE]);
-      const version = /PyMuPDF (\d+\.\d+(?:\.\d+)?)/.exec(r.all)?.[1];
-      if (r.exitCode === 0 && version) return { ok: true, path, version };
-    }
-    return { ok: false, detail: 'no Python that can import fitz (install python3-fitz)' };
-  })();
-  const said = await found;
-  // Only a Python that imports fitz is remembered: `doctor --install` probes again after installing it.
-  if (!said.ok) found = undefined;
-  return said;
+  for (const name of PYTHONS) {
+    const path = findBinary([name]);
+    if (!path) continue;
+    const r = await binaryOutput(path, ['-c', PROBE]);
+    const version = /PyMuPDF (\d+\.\d+(?:\.\d+)?)/.exec(r.all)?.[1];
+    if (r.exitCode === 0 && version) return { ok: true, path, version };
+  }
+  return { ok: false, detail: 'no Python that can import fitz (install python3-fitz)' };
 }
 
 /** The script's one JSON line (the binding may print warnings of its own around it). */
