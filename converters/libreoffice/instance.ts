@@ -5,12 +5,8 @@ import { copyFile, readdir, rm } from 'node:fs/promises';
 import { extname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fontconfigEnv, OUTLINE_EMOJI } from '../../src/fonts/fontconfig.js';
-import {
-  asEngineUser,
-  engineConfinement,
-  engineReachableTmpdir,
-  handToEngine,
-} from '../../src/run/confine.js';
+import { asEngineUser, engineConfinement, engineReachableTmpdir } from '../../src/run/confine.js';
+import { handToEngine } from '../../src/run/engine-files.js';
 import { sandboxedCommand } from '../../src/run/sandbox.js';
 import type { DocInfo } from '../_pdfa.js';
 import { createLockedProfile } from '../office/profile.js';

@@ -1,9 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { lstatSync, readFileSync, readlinkSync, statSync } from 'node:fs';
-import { chown, lstat, readdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { FileconvError } from '../errors/index.js';
+import { dirname } from 'node:path';
 import { fontconfigFolders } from '../fonts/fontconfig.js';
 import { findBinary } from './binary.js';
 
@@ -111,14 +109,34 @@ function probeConfinement(): Confinement {
   if (!bwrapPath) notes.push('bubblewrap (bwrap) not found: engines see the whole file system');
   else {
     const probe = wrap(bwrapPath, setprivPath, user, { writable: [] }, ['true']);
-    const [head, ...rest] = probe;
-    mountNamespace = spawnSync(head as string, rest, { stdio: 'ignore', timeout: 10_000 }).status === 0;
-    if (!mountNamespace)
-      notes.push(
-        'bwrap cannot make a mount namespace here (user namespaces off?): engines see the whole file system',
-      );
+    mountNamespace = succeeds(probe);
+    if (!mountNamespace) notes.push(namespaceRefusal(probe));
   }
   return { mountNamespace, user, notes, bwrapPath, setprivPath };
+}
+
+function succeeds(argv: readonly string[]): boolean {
+  const [head, ...rest] = argv;
+  return spawnSync(head as string, rest, { stdio: 'ignore', timeout: 10_000 }).status === 0;
+}
+
+/**
+ * Why bwrap refused, for doctor. A container that masks parts of /proc (podman's and Docker's
+ * defaults) lets bwrap make every namespace but refuses it a /proc of its own, since the kernel
+ * only mounts a new /proc where the existing one is fully visible. A namespace with the
+ * container's /proc instead would show engines the server's /proc/<pid>/root and environ, which
+ * undoes the rest, so that is named rather than used.
+ */
+function namespaceRefusal(probe: readonly string[]): string {
+  const at = probe.indexOf('--proc');
+  const withoutProc = at < 0 ? probe : [...probe.slice(0, at), ...probe.slice(at + 2)];
+  if (at >= 0 && succeeds(withoutProc))
+    return (
+      "bwrap cannot mount a /proc of the engines' own (this container masks parts of /proc: run it with " +
+      '--security-opt unmask=/proc/* on podman, --security-opt systempaths=unconfined on Docker): ' +
+      'engines see the whole file system'
+    );
+  return 'bwrap cannot make a mount namespace here (user namespaces off?): engines see the whole file system';
 }
 
 function isLink(path: string): boolean {
@@ -248,40 +266,6 @@ export function engineReachableTmpdir(): string {
     if (!passes) return '/tmp';
     if (dirname(dir) === dir) return own;
   }
-}
-
-/**
- * Hands folders the runner made to the engine user, so an engine may write there and nowhere
- * else; `recursive` also hands over what is inside (a profile the converter wrote). A no-op when
- * engines run as the server's own user.
- */
-export async function handToEngine(paths: readonly string[], recursive = false): Promise<void> {
-  const user = engineConfinement().user;
-  if (!user) return;
-  for (const path of paths) await chownTree(path, user, recursive);
-}
-
-async function chownTree(path: string, user: EngineUser, recursive: boolean): Promise<void> {
-  const s = await lstat(path).catch(() => undefined);
-  if (!s || s.isSymbolicLink()) return;
-  if (s.uid !== user.uid) await chown(path, user.uid, user.gid);
-  if (!recursive || !s.isDirectory()) return;
-  for (const entry of await readdir(path)) await chownTree(join(path, entry), user, true);
-}
-
-/**
- * Takes a file an engine made back from it before it leaves the job folder: the server's own user
- * owns it again, so the engine's user can no longer touch it (the blob store then makes its copy
- * 0600). Anything but a regular file (a link an engine planted to make the server deliver what it
- * points at) is refused.
- */
-export async function takeFromEngine(path: string): Promise<void> {
-  const s = await lstat(path);
-  if (!s.isFile()) throw new FileconvError('CONVERT_FAILED', 'An engine left something other than a file.');
-  const uid = process.getuid?.();
-  const gid = process.getgid?.();
-  // Only a root server hands files to another user, and only root can take them back.
-  if (uid === 0 && gid !== undefined && (s.uid !== uid || s.gid !== gid)) await chown(path, uid, gid);
 }
 
 /**

@@ -11,7 +11,7 @@ import { loadCatalog } from '../plan/index.js';
 import { declaredOptions, planWithOptions, routeOf } from '../plan/options.js';
 import type { Plan } from '../plan/types.js';
 import { engineSemaphore } from './concurrency.js';
-import { handToEngine, takeFromEngine } from './confine.js';
+import { handToEngine, takeFromEngine } from './engine-files.js';
 import { scrubPaths } from './failure.js';
 import { checkInputCount, inputLabel } from './merge-limits.js';
 import {

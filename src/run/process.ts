@@ -3,7 +3,8 @@ import type { EngineProbe, StepContext } from '../engine/contract.js';
 import { FileconvError } from '../errors/index.js';
 import { fontconfigEnv } from '../fonts/fontconfig.js';
 import { findBinary } from './binary.js';
-import { describeConfinement, engineConfinement, handToEngine } from './confine.js';
+import { describeConfinement, engineConfinement } from './confine.js';
+import { handToEngine } from './engine-files.js';
 import { binaryOutput } from './probe-cache.js';
 import { type EngineLimits, engineSandbox, sandboxedCommand } from './sandbox.js';
 

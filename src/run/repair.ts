@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { Converter } from '../engine/contract.js';
 import { isFileconvError } from '../errors/index.js';
 import type { FormatId } from '../formats/index.js';
-import { handToEngine } from './confine.js';
+import { handToEngine } from './engine-files.js';
 import { scrubPaths } from './failure.js';
 
 /**

@@ -20,7 +20,7 @@ import type { Plan, PlannedStep } from '../plan/types.js';
 import { assertVersionOpens } from '../plan/versions.js';
 import { attachChecks } from './checks.js';
 import { engineSemaphore } from './concurrency.js';
-import { handToEngine, takeFromEngine } from './confine.js';
+import { handToEngine, takeFromEngine } from './engine-files.js';
 import { failureText, scrubPaths, stepFailure } from './failure.js';
 import { checkPlanOptions } from './option-checks.js';
 import { isMalformed, type RepairEnv, repairInput } from './repair.js';

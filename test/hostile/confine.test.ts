@@ -11,12 +11,8 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  ENGINE_ACCOUNT,
-  engineConfinement,
-  handToEngine,
-  resetEngineConfinement,
-} from '../../src/run/confine.js';
+import { ENGINE_ACCOUNT, engineConfinement, resetEngineConfinement } from '../../src/run/confine.js';
+import { handToEngine } from '../../src/run/engine-files.js';
 import { runProcess } from '../../src/run/process.js';
 import { runConversion } from '../../src/run/runner.js';
 import { stepContext } from '../helpers/step.js';

@@ -54,6 +54,10 @@ describe('container image', () => {
         '--runtime',
         'runc',
         '--network=host',
+        // podman masks parts of /proc by default, and the kernel then refuses bubblewrap a /proc
+        // of the engines' own; docs/self-hosting.md gives this option for that.
+        '--security-opt',
+        'unmask=/proc/*',
         '--name',
         name,
         '-v',
@@ -148,14 +152,20 @@ describe('container image', () => {
     const doctor = podman(['exec', name, 'fileconv', 'doctor'], { allowFail: true });
     const lines = doctor.split('\n').filter((l) => /engine (isolation|confinement)|^\s{8}\S/.test(l));
     log(`doctor in the container:\n${lines.join('\n')}`);
-    // podman's defaults let bubblewrap make its namespaces as the unprivileged user: engines see
-    // only their job folder, not /data.
+    // With /proc unmasked, bubblewrap makes its namespaces as the unprivileged user: engines see
+    // only their job folder, not /data, and a /proc of their own processes.
     expect(doctor).toMatch(
       /engine confinement: own mount namespace \(job folder only\), as the server's user/,
     );
     // The layer the image does not have (network namespaces need root) is named, as the docs say.
     expect(doctor).toMatch(/unshare --net is not permitted \(needs root\): engines keep network access/);
-  });
+    // With podman's default masks the doctor says why and which option gives it back.
+    const masked = podman(['run', '--rm', '--runtime', 'runc', '--no-healthcheck', TAG, 'doctor'], {
+      allowFail: true,
+    });
+    expect(masked).toMatch(/engine confinement: whole file system visible/);
+    expect(masked).toMatch(/cannot mount a \/proc of the engines' own .*unmask=\/proc\/\*/);
+  }, 120_000);
 
   it('stops on SIGTERM with exit code 0 and keeps its requests in the data volume across a restart', async () => {
     expect(stopSeconds).toBeGreaterThan(30);
