@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { type Recipe, recipeOptions, recipeSchema } from '../core/recipes.js';
 import { optionsObjectSchema } from '../engine/options.js';
 import { loadConverters } from '../engine/registry.js';
 import { FileconvError } from '../errors/index.js';
@@ -42,7 +43,31 @@ export async function targetShape() {
       .optional()
       .describe('A catalog key like docx-pdf, instead of to: the input must then be of its source format.'),
     options: await conversionOptionsSchema(),
+    recipe: z
+      .union([z.string().min(1).max(1000), recipeSchema])
+      .optional()
+      .describe(
+        'A recipe (a saved target and options): its name (over HTTP: one saved with POST /api/public/recipes) or its JSON file (over stdio, inside a root), or the recipe itself. Its target and options are used; options given here are added to them (a password goes here, never in a recipe).',
+      ),
   };
+}
+
+/**
+ * A convert call's target and options with its recipe (already loaded and checked): the recipe's
+ * target, unless the call names another (refused), and the call's options over the recipe's.
+ */
+export function withRecipe<T extends { to?: string; conversion?: string; options?: Record<string, unknown> }>(
+  args: T,
+  recipe: Recipe | undefined,
+): T {
+  if (!recipe) return args;
+  const asked = args.to !== undefined ? givenFormat(args.to) : args.conversion?.split('-').pop();
+  if (asked !== undefined && asked !== recipe.to)
+    throw new FileconvError(
+      'INVALID_REQUEST',
+      `The recipe ${recipe.name} converts to ${recipe.to}, and this call asks for ${asked}: leave out to and conversion, or use another recipe.`,
+    );
+  return { ...args, to: recipe.to, conversion: undefined, options: recipeOptions(recipe, args.options) };
 }
 
 /** The target of a convert call as one format id; refuses an unknown one. */

@@ -74,6 +74,40 @@ function mergerOf(engines: PlannerEngines, to: FormatId): Converter {
   return merger;
 }
 
+/** The options of a merge, split between the merge engine and an operation on the joined file. */
+interface MergeOptions {
+  merger: Converter;
+  after?: Plan;
+  mergeOptions: ConversionOptions;
+  afterOptions: ConversionOptions;
+}
+
+/**
+ * Checks a merge's options whatever its inputs: an engine that merges `to`, every option declared
+ * and valid, those the merge does not take planned as one operation on the joined file. Throws
+ * INVALID_REQUEST for bad options (also a recipe's, when it is saved: src/core/recipes.ts).
+ */
+export function checkMergeOptions(options: unknown, to: FormatId, engines: PlannerEngines): MergeOptions {
+  const merger = mergerOf(engines, to);
+  const parsed = parseOptions(options, declaredOptions(buildGraph(engines).converters));
+  const names = Object.keys(parsed);
+  const mergeOptions = pickOptions(parsed, merger.merge?.options ?? []);
+  const afterOptions = pickOptions(
+    parsed,
+    names.filter((n) => !(n in mergeOptions)),
+  );
+  if ('password' in afterOptions)
+    throw new FileconvError(
+      'INVALID_REQUEST',
+      'option password does not apply to a merge: open each protected input on its own first (a pdf-pdf conversion with its password), then merge the results.',
+    );
+  const after =
+    Object.keys(afterOptions).length > 0
+      ? planWithOptions({ from: to, to, options: afterOptions }, engines).plan
+      : undefined;
+  return { merger, after, mergeOptions, afterOptions };
+}
+
 /**
  * Plans a merge: the engine that merges, each input's conversion, the options split between the
  * merge and an operation after it. Throws INVALID_REQUEST for too many inputs or bad options,
@@ -84,23 +118,7 @@ export function planMerge(
   engines: PlannerEngines,
 ): MergePlan {
   checkInputCount(job.inputs.length);
-  const merger = mergerOf(engines, job.to);
-  const options = parseOptions(job.options, declaredOptions(buildGraph(engines).converters));
-  const names = Object.keys(options);
-  const mergeOptions = pickOptions(options, merger.merge?.options ?? []);
-  const afterOptions = pickOptions(
-    options,
-    names.filter((n) => !(n in mergeOptions)),
-  );
-  if ('password' in afterOptions)
-    throw new FileconvError(
-      'INVALID_REQUEST',
-      'option password does not apply to a merge: open each protected input on its own first (a pdf-pdf conversion with its password), then merge the results.',
-    );
-  const after =
-    Object.keys(afterOptions).length > 0
-      ? planWithOptions({ from: job.to, to: job.to, options: afterOptions }, engines).plan
-      : undefined;
+  const { merger, after, mergeOptions, afterOptions } = checkMergeOptions(job.options, job.to, engines);
   const inputs = job.inputs.map((input, i) => {
     if (input.from === job.to) return { input };
     try {
