@@ -300,6 +300,34 @@ export interface SecretStore {
   secret(name: string, initial?: Buffer): Promise<Buffer>;
 }
 
+/** A saved recipe of one owner token (src/core/recipes.ts): the checked recipe as JSON. */
+export interface RecipeRecord {
+  ownerHash: string;
+  name: string;
+  /** The recipe as `checkRecipe` returned it. */
+  recipe: Record<string, unknown>;
+  createdAt: number;
+  updatedAt: number;
+}
+
+/** Recipes per owner token, by name. */
+export interface RecipeStore {
+  /**
+   * Saves a recipe under its owner and name, replacing one of that name (keeping when it was first
+   * made). Refuses a new name past `limit` recipes of that owner (INVALID_REQUEST).
+   */
+  saveRecipe(
+    recipe: Omit<RecipeRecord, 'createdAt' | 'updatedAt'>,
+    now: number,
+    limit: number,
+  ): Promise<{ record: RecipeRecord; replaced: boolean }>;
+  getRecipe(ownerHash: string, name: string): Promise<RecipeRecord | undefined>;
+  /** By name. */
+  listRecipes(ownerHash: string): Promise<RecipeRecord[]>;
+  /** False when there was none of that name. */
+  deleteRecipe(ownerHash: string, name: string): Promise<boolean>;
+}
+
 /** All record stores of one database, opened together. */
 export interface Records {
   requests: RequestStore;
@@ -307,6 +335,7 @@ export interface Records {
   quotas: QuotaStore;
   writeLimits: WriteLimitStore;
   secrets: SecretStore;
+  recipes: RecipeStore;
   close(): Promise<void>;
 }
 

@@ -151,6 +151,17 @@ export const MIGRATIONS: readonly Migration[] = [
       .where('status', '<>', 'running')
       .where('options', 'like', '%sealed:v1:%'),
   ],
+  // Saved recipes (src/core/recipes.ts), per owner token: the checked recipe as JSON text.
+  (db) => [
+    db.schema
+      .createTable('recipes')
+      .addColumn('owner_hash', 'text', (c) => c.notNull())
+      .addColumn('name', 'text', (c) => c.notNull())
+      .addColumn('recipe', 'text', (c) => c.notNull())
+      .addColumn('created_at', 'bigint', (c) => c.notNull())
+      .addColumn('updated_at', 'bigint', (c) => c.notNull())
+      .addPrimaryKeyConstraint('recipes_pkey', ['owner_hash', 'name']),
+  ],
 ];
 
 /**

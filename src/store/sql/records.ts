@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Records } from '../types.js';
 import type { SqlDialect } from './dialect.js';
 import { SqlKeyStore, SqlQuotaStore, SqlSecretStore, SqlWriteLimitStore } from './identity.js';
+import { SqlRecipeStore } from './recipes.js';
 import { SqlRequestStore } from './requests.js';
 import type { Schema } from './schema.js';
 
@@ -13,6 +14,7 @@ export function sqlRecords(db: Kysely<Schema>, d: SqlDialect, close: () => Promi
     quotas: new SqlQuotaStore(db),
     writeLimits: new SqlWriteLimitStore(db, d),
     secrets: new SqlSecretStore(db),
+    recipes: new SqlRecipeStore(db, d),
     close,
   };
 }

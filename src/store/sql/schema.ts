@@ -62,6 +62,15 @@ export interface EventsTable {
   message: string;
 }
 
+/** Saved recipes: the checked recipe as JSON, per owner token (its SHA-256) and name. */
+export interface RecipesTable {
+  owner_hash: string;
+  name: string;
+  recipe: string;
+  created_at: number;
+  updated_at: number;
+}
+
 export interface Schema {
   requests: RequestsTable;
   artifacts: ArtifactsTable;
@@ -80,6 +89,7 @@ export interface Schema {
   quota_usage: { identity: string; kind: string; day: string; used: Generated<number> };
   write_admissions: { key: string; at: number };
   secrets: { name: string; value: Buffer; created_at: number };
+  recipes: RecipesTable;
 }
 
 export type RequestRow = Selectable<RequestsTable>;

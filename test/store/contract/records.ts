@@ -568,5 +568,75 @@ export function recordsContract(name: string, open: () => Promise<Records>): voi
       expect((await db.secrets.secret(named)).equals(adopted)).toBe(true);
       expect((await db.secrets.secret(`secret-${uid()}`)).equals(first)).toBe(false);
     });
+
+    it('keeps recipes per owner by name: save, replace, get, list by name, delete', async () => {
+      const owner = `owner-${uid()}`;
+      const recipe = { name: 'scan', to: 'pdf', options: { ocr: true, lang: 'deu+eng' }, merge: false };
+      const first = await db.recipes.saveRecipe({ ownerHash: owner, name: 'scan', recipe }, 100, 5);
+      expect(first).toEqual({
+        replaced: false,
+        record: { ownerHash: owner, name: 'scan', recipe, createdAt: 100, updatedAt: 100 },
+      });
+      const changed = { ...recipe, options: { rotate: 90 } };
+      const other = await another();
+      const second = await other.recipes.saveRecipe(
+        { ownerHash: owner, name: 'scan', recipe: changed },
+        200,
+        5,
+      );
+      expect(second).toMatchObject({ replaced: true, record: { createdAt: 100, updatedAt: 200 } });
+      // Read back with its keys in the order they were written.
+      const read = await db.recipes.getRecipe(owner, 'scan');
+      expect(read).toEqual({
+        ownerHash: owner,
+        name: 'scan',
+        recipe: changed,
+        createdAt: 100,
+        updatedAt: 200,
+      });
+      expect(Object.keys(read!.recipe)).toEqual(['name', 'to', 'options', 'merge']);
+      await db.recipes.saveRecipe(
+        { ownerHash: owner, name: 'a-first', recipe: { ...recipe, name: 'a-first' } },
+        300,
+        5,
+      );
+      await db.recipes.saveRecipe(
+        { ownerHash: owner, name: 'b_2', recipe: { ...recipe, name: 'b_2' } },
+        400,
+        5,
+      );
+      expect((await db.recipes.listRecipes(owner)).map((r) => r.name)).toEqual(['a-first', 'b_2', 'scan']);
+      // Another owner sees none of them, and may use the same names.
+      const stranger = `owner-${uid()}`;
+      expect(await db.recipes.listRecipes(stranger)).toEqual([]);
+      expect(await db.recipes.getRecipe(stranger, 'scan')).toBeUndefined();
+      expect(await db.recipes.deleteRecipe(stranger, 'scan')).toBe(false);
+      expect(await db.recipes.deleteRecipe(owner, 'scan')).toBe(true);
+      expect(await db.recipes.deleteRecipe(owner, 'scan')).toBe(false);
+      expect(await db.recipes.getRecipe(owner, 'scan')).toBeUndefined();
+      expect((await db.recipes.listRecipes(owner)).map((r) => r.name)).toEqual(['a-first', 'b_2']);
+    });
+
+    it('caps the recipes of an owner, exactly, under concurrent saves on two connections', async () => {
+      const owner = `owner-${uid()}`;
+      const other = await another();
+      const save = (r: Records, name: string) =>
+        r.recipes.saveRecipe({ ownerHash: owner, name, recipe: { name, to: 'pdf' } }, 1, 3);
+      const results = await Promise.allSettled(
+        Array.from({ length: 8 }, (_, i) => save(i % 2 ? other : db, `r${i}`)),
+      );
+      expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(3);
+      const refused = results.find((r) => r.status === 'rejected') as PromiseRejectedResult;
+      expect(refused.reason).toMatchObject({ code: 'INVALID_REQUEST' });
+      expect(await db.recipes.listRecipes(owner)).toHaveLength(3);
+      // Replacing one at the cap is no new recipe: allowed.
+      const kept = (await db.recipes.listRecipes(owner))[0]!.name;
+      expect((await save(db, kept)).replaced).toBe(true);
+      expect(await save(db, `x${uid()}`).catch((e) => e.code)).toBe('INVALID_REQUEST');
+      // Another owner has a cap of its own.
+      expect(
+        (await db.recipes.saveRecipe({ ownerHash: `owner-${uid()}`, name: 'a', recipe: {} }, 1, 3)).replaced,
+      ).toBe(false);
+    });
   });
 }
