@@ -72,6 +72,36 @@ function withOperationFirst(
 }
 
 /**
+ * A conversion given options that only an operation on the target format honours (page numbers,
+ * a watermark or a password on the PDF a DOCX became): those operations run last, on the
+ * conversion's output, given only those options. Otherwise the plan as it was.
+ */
+function withOperationsLast(
+  plan: Plan,
+  options: ConversionOptions,
+  engines: PlannerEngines,
+  specs: ReadonlyMap<string, OptionSpec>,
+): Plan {
+  const missing = Object.keys(options).filter((n) => !plan.options.includes(n));
+  if (missing.length === 0 || plan.from === plan.to) return plan;
+  const wanted = pickOptions(options, missing);
+  let operation = planConversion(plan.to, plan.to, engines, wanted);
+  if (operation && missing.some((n) => !operation?.options.includes(n)))
+    operation = chainOfOperations(operation, wanted, engines, specs) ?? operation;
+  if (!operation || !missing.every((n) => operation?.options.includes(n))) return plan;
+  // Each added step is given only what was missing: an option the conversion already took
+  // (`pages`) is not applied a second time to its output.
+  const added = operation.steps.map((s) => ({ ...s, options: s.options.filter((n) => missing.includes(n)) }));
+  return {
+    ...plan,
+    lossy: plan.lossy || operation.lossy,
+    cost: plan.cost + operation.cost,
+    steps: [...plan.steps, ...added],
+    options: [...new Set([...plan.options, ...missing])].sort(),
+  };
+}
+
+/**
  * Operations on one format asked together that no single engine does (a watermark drawn by qpdf
  * and a lossy compression by Ghostscript, OCR then a password): a chain of steps on that format,
  * the options taken in their declared order (OPERATION_ORDER) whatever order the request gave,
@@ -159,6 +189,7 @@ export function planWithOptions(
   if (plan && plan.from === plan.to && Object.keys(stepOptions).some((n) => !plan?.options.includes(n))) {
     plan = chainOfOperations(plan, stepOptions, engines, specs) ?? plan;
   }
+  if (plan && plan.from !== plan.to) plan = withOperationsLast(plan, stepOptions, engines, specs);
   if (!plan) {
     throw new FileconvError(
       'UNSUPPORTED_CONVERSION',
