@@ -2,18 +2,17 @@ import { constants } from 'node:fs';
 import { copyFile, mkdir, mkdtemp, rename, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Converter } from '../engine/contract.js';
-import { type ConversionOptions, parseOptions, pickOptions } from '../engine/options.js';
 import { FileconvError, isFileconvError } from '../errors/index.js';
 import { extensionOf, type FormatId } from '../formats/index.js';
-import { buildGraph, type PlannerEngines } from '../plan/graph.js';
+import type { PlannerEngines } from '../plan/graph.js';
 import { loadCatalog } from '../plan/index.js';
-import { declaredOptions, planWithOptions, routeOf } from '../plan/options.js';
+import { routeOf } from '../plan/options.js';
 import type { Plan } from '../plan/types.js';
 import { engineSemaphore } from './concurrency.js';
 import { handToEngine, takeFromEngine } from './engine-files.js';
 import { scrubPaths } from './failure.js';
-import { checkInputCount, inputLabel } from './merge-limits.js';
+import { inputLabel } from './merge-limits.js';
+import { type MergeJob, type MergePlan, ofInput, planMerge } from './merge-plan.js';
 import {
   cancelled,
   DEFAULT_ENGINE_CONCURRENCY,
@@ -21,114 +20,17 @@ import {
   executePlan,
   withTimeLimit,
 } from './runner.js';
-import type { ConversionJob, ConversionResult, RunEvent } from './types.js';
+import type { ConversionResult, RunEvent } from './types.js';
 import { meter } from './work.js';
 
 export { checkInputCount, inputLabel, MAX_MERGE_INPUTS } from './merge-limits.js';
-
-/**
- * Several inputs, one output: each input is converted to the target by its own plan (a PDF as it
- * is, a DOCX by LibreOffice, a PNG by the image engines...), then the engine that declares a merge
- * of that format (qpdf for PDF) joins them in order. Options the merge declares go to it; any
- * other option is an operation on the joined file (`compress`, `user_password`...), run last.
- */
-
-export interface MergeInput {
-  path: string;
-  /** The name it was given (its bookmark's title, and what errors call it). */
-  name: string;
-  from: FormatId;
-}
-
-export interface MergeJob extends Omit<ConversionJob, 'input' | 'from'> {
-  inputs: readonly MergeInput[];
-}
-
-export interface MergePlan {
-  merger: Converter;
-  /** Each input's plan to the target; none for an input already in it. */
-  inputs: { input: MergeInput; plan?: Plan }[];
-  /** The operation on the joined file, when options other than the merge's were given. */
-  after?: Plan;
-  mergeOptions: ConversionOptions;
-  afterOptions: ConversionOptions;
-}
-
-/** The same failure, saying which input it came from (extra.input, counted from 1). */
-function ofInput(e: unknown, index: number, name: string): unknown {
-  if (!isFileconvError(e)) return e;
-  const message = e.message.startsWith('Input ') ? e.message : `Input ${index + 1} (${name}): ${e.message}`;
-  return new FileconvError(e.code, message, {
-    cause: e,
-    extra: { ...e.extra, input: index + 1, input_name: name },
-  });
-}
-
-function mergerOf(engines: PlannerEngines, to: FormatId): Converter {
-  const merger = buildGraph(engines).converters.find((c) => c.merge?.format === to);
-  if (!merger)
-    throw new FileconvError(
-      'UNSUPPORTED_CONVERSION',
-      `Several inputs are merged into one ${to}, and no installed engine merges ${to} files.`,
-    );
-  return merger;
-}
-
-/** The options of a merge, split between the merge engine and an operation on the joined file. */
-interface MergeOptions {
-  merger: Converter;
-  after?: Plan;
-  mergeOptions: ConversionOptions;
-  afterOptions: ConversionOptions;
-}
-
-/**
- * Checks a merge's options whatever its inputs: an engine that merges `to`, every option declared
- * and valid, those the merge does not take planned as one operation on the joined file. Throws
- * INVALID_REQUEST for bad options (also a recipe's, when it is saved: src/core/recipes.ts).
- */
-export function checkMergeOptions(options: unknown, to: FormatId, engines: PlannerEngines): MergeOptions {
-  const merger = mergerOf(engines, to);
-  const parsed = parseOptions(options, declaredOptions(buildGraph(engines).converters));
-  const names = Object.keys(parsed);
-  const mergeOptions = pickOptions(parsed, merger.merge?.options ?? []);
-  const afterOptions = pickOptions(
-    parsed,
-    names.filter((n) => !(n in mergeOptions)),
-  );
-  if ('password' in afterOptions)
-    throw new FileconvError(
-      'INVALID_REQUEST',
-      'option password does not apply to a merge: open each protected input on its own first (a pdf-pdf conversion with its password), then merge the results.',
-    );
-  const after =
-    Object.keys(afterOptions).length > 0
-      ? planWithOptions({ from: to, to, options: afterOptions }, engines).plan
-      : undefined;
-  return { merger, after, mergeOptions, afterOptions };
-}
-
-/**
- * Plans a merge: the engine that merges, each input's conversion, the options split between the
- * merge and an operation after it. Throws INVALID_REQUEST for too many inputs or bad options,
- * UNSUPPORTED_CONVERSION naming the input that cannot become the target.
- */
-export function planMerge(
-  job: Pick<MergeJob, 'inputs' | 'to' | 'options'>,
-  engines: PlannerEngines,
-): MergePlan {
-  checkInputCount(job.inputs.length);
-  const { merger, after, mergeOptions, afterOptions } = checkMergeOptions(job.options, job.to, engines);
-  const inputs = job.inputs.map((input, i) => {
-    if (input.from === job.to) return { input };
-    try {
-      return { input, plan: planWithOptions({ from: input.from, to: job.to }, engines).plan };
-    } catch (e) {
-      throw ofInput(e, i, input.name);
-    }
-  });
-  return { merger, inputs, after, mergeOptions, afterOptions };
-}
+export {
+  checkMergeOptions,
+  type MergeInput,
+  type MergeJob,
+  type MergePlan,
+  planMerge,
+} from './merge-plan.js';
 
 /**
  * Runs a merge: every input converted in a temp folder of the merge's own (removed whatever
@@ -160,7 +62,7 @@ export async function runMerge(
     await handToEngine([temp]);
     const ready = await preflight(planned, temp, job.to, signal, emit);
     const pdfs: { path: string; title: string }[] = [];
-    for (const [i, { input, plan }] of planned.inputs.entries()) {
+    for (const [i, { input, plan, options }] of planned.inputs.entries()) {
       if (signal.aborted) throw cancelled();
       const label = inputLabel(i, input.name);
       const dir = join(temp, `input-${i + 1}`);
@@ -177,6 +79,7 @@ export async function runMerge(
             input: input.path,
             outDir: dir,
             baseName: 'converted',
+            options,
             signal,
             declaredChecked: job.declaredChecked,
             work: job.work,

@@ -7,6 +7,7 @@ import { gradientPng } from '../converters/_image-samples.js';
 import {
   expectMerged,
   type MergeSample,
+  pageSizes,
   pageText,
   pdfPages,
   useMergeSamples,
@@ -49,6 +50,45 @@ describe('fileconv convert --merge', () => {
     expect(line.error.message).toMatch(/^Input 2 \(broken\.pdf\)/);
     expect(existsSync(join(dir, 'bad.pdf'))).toBe(false);
   }, 120_000);
+});
+
+describe('fileconv convert --merge with a paper', () => {
+  it('fits every picture to the paper and keeps the pages of a PDF as they are', async () => {
+    await gradientPng(join(dir, 'tall.png'), 30, 60);
+    await gradientPng(join(dir, 'square.png'), 40, 40);
+    const own = pageSizes(join(dir, 'chapters.pdf'));
+    const r = await fileconv(
+      [
+        'convert',
+        'tall.png',
+        'chapters.pdf',
+        'square.png',
+        '--merge',
+        '--paper',
+        'A5',
+        '-o',
+        'a5.pdf',
+        '--json',
+      ],
+      dir,
+    );
+    expect(r.exitCode, r.stdout + r.stderr).toBe(0);
+    const a5: [number, number] = [420, 595];
+    expect(pageSizes(join(dir, 'a5.pdf'))).toEqual([a5, ...own, a5]);
+  }, 120_000);
+
+  it('refuses a paper no input of the merge takes (exit 2)', async () => {
+    const r = await fileconv(
+      ['convert', 'chapters.pdf', 'form-a.pdf', '--merge', '-O', 'paper=A4', '-o', 'none.pdf', '--json'],
+      dir,
+    );
+    expect(r.exitCode).toBe(2);
+    expect(JSON.parse(r.stdout.trim()).error).toMatchObject({
+      code: 'INVALID_REQUEST',
+      message: expect.stringMatching(/^option paper applies to no input of this merge/),
+    });
+    expect(existsSync(join(dir, 'none.pdf'))).toBe(false);
+  }, 60_000);
 });
 
 describe('standard input and output', () => {

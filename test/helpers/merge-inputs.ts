@@ -196,3 +196,13 @@ export function useMergeSamples(prefix: string): { dir(): string; samples(): Mer
   });
   return { dir: () => dir!, samples: () => samples };
 }
+
+/** Every page's size in points, rounded, as pdfinfo reads them (`[595, 842]` for A4 portrait). */
+export function pageSizes(path: string): [number, number][] {
+  const pages = pdfPages(path);
+  const info = execFileSync('pdfinfo', ['-f', '1', '-l', String(pages), path], { encoding: 'utf8' });
+  return [...info.matchAll(/^Page\s+\d+ size:\s+([\d.]+) x ([\d.]+) pts/gm)].map((m) => [
+    Math.round(Number(m[1])),
+    Math.round(Number(m[2])),
+  ]);
+}
