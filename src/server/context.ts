@@ -4,7 +4,7 @@ import { anonymousIdentity } from '../identity/client-ip.js';
 import type { LimitState } from '../identity/headers.js';
 import type { QuotaKind } from '../identity/quota.js';
 import type { ScratchSpace } from '../run/scratch.js';
-import type { BlobStore, QuotaDraw, RequestStore } from '../store/types.js';
+import type { BlobStore, QuotaDraw, RecipeStore, RequestStore } from '../store/types.js';
 import type { LinkSigner } from './access/tokens.js';
 import type { ServeConfig } from './config.js';
 import type { WebhookDispatcher } from './delivery/webhooks.js';
@@ -70,6 +70,8 @@ export interface WorkQueue {
 export interface ServerContext {
   config: ServeConfig;
   store: RequestStore;
+  /** Saved recipes, per owner token. */
+  recipes: RecipeStore;
   blobs: BlobStore;
   /** This node's scratch folders (URL fetches, conversion outputs, local copies of blobs). */
   scratch: ScratchSpace;

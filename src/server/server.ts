@@ -135,6 +135,7 @@ export async function openService(config: ServeConfig, options: StartOptions = {
   const context: ServerContext = {
     config,
     store,
+    recipes: records.recipes,
     blobs,
     scratch,
     engine,

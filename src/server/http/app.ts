@@ -10,6 +10,7 @@ import { registerFileRoutes } from './routes/files.js';
 import { registerInfoRoutes } from './routes/info.js';
 import { registerIntakeRoutes } from './routes/intake.js';
 import { registerMcpRoute } from './routes/mcp.js';
+import { registerRecipeRoutes } from './routes/recipes.js';
 import { registerRequestRoutes } from './routes/requests.js';
 import { mountOpenApi } from './schemas/openapi-route.js';
 
@@ -37,6 +38,7 @@ export function createApp(ctx: ServerContext): Hono<AppEnv> {
 
   registerIntakeRoutes(app, ctx);
   registerRequestRoutes(app, ctx);
+  registerRecipeRoutes(app, ctx);
   registerInfoRoutes(app, ctx);
   registerFileRoutes(app, ctx);
   registerMcpRoute(app, ctx);

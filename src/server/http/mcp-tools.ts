@@ -4,6 +4,7 @@ import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/
 import type { Context } from 'hono';
 import { z } from 'zod';
 import { detectFile } from '../../core/detect-file.js';
+import type { Recipe } from '../../core/recipes.js';
 import { submitConversion } from '../../core/submit-conversion.js';
 import { submitMerge } from '../../core/submit-merge.js';
 import { FileconvError } from '../../errors/index.js';
@@ -19,13 +20,15 @@ import {
   targetOf,
   targetShape,
 } from '../../mcp/index.js';
+import { withRecipe } from '../../mcp/shared.js';
 import { MAX_MERGE_INPUTS } from '../../run/merge-limits.js';
 import { isRequestId, newRequestId, signedFileLink } from '../access/tokens.js';
 import type { AppEnv, ServerContext } from '../context.js';
+import { checkRecipeInputs, recipeOf } from './recipe-runs.js';
 import { fetchSourceUrl } from './source-url.js';
 import { baseUrl, requestView } from './views.js';
 import { awaitEnd, MAX_READ_WAIT_SECONDS } from './wait.js';
-import { admitWrite, checkQueueRoom, meteringOf } from './writes.js';
+import { admitWrite, checkQueueRoom, meteringOf, sentOwnerHash } from './writes.js';
 
 const content = z.object({
   content_base64: z.base64().describe("The file's bytes, base64-encoded."),
@@ -82,6 +85,25 @@ async function statusOf(ctx: ServerContext, base: string, id: string, waitMs: nu
     return { ...a, download: link.url, download_expires_at: new Date(link.expiresAt).toISOString() };
   });
   return { ...view, ...(artifacts ? { artifacts } : {}) };
+}
+
+/**
+ * A convert call's recipe: a name is a recipe saved under the X-Owner-Token sent with the HTTP
+ * request to /mcp (POST /api/public/recipes), an object a recipe given whole, checked as a save is.
+ */
+async function mcpRecipe(
+  c: Context<AppEnv>,
+  ctx: ServerContext,
+  given: string | Record<string, unknown>,
+): Promise<Recipe> {
+  if (typeof given !== 'string') return recipeOf(ctx, given, undefined);
+  const ownerHash = sentOwnerHash(c);
+  if (ownerHash === undefined)
+    throw new FileconvError(
+      'INVALID_REQUEST',
+      `A recipe given by name (${JSON.stringify(given.slice(0, 64))}) is one saved under an owner token: send its X-Owner-Token header with the request to /mcp, or give the recipe itself.`,
+    );
+  return recipeOf(ctx, given, ownerHash);
 }
 
 /**
@@ -157,7 +179,13 @@ async function httpTools(c: Context<AppEnv>, ctx: ServerContext): Promise<Tool[]
           'INVALID_REQUEST',
           'Give exactly one of file, source_url, files or source_urls.',
         );
-      const target = targetOf(args);
+      const recipe = args.recipe === undefined ? undefined : await mcpRecipe(c, ctx, args.recipe);
+      if (recipe) checkRecipeInputs(recipe, (args.files ?? args.source_urls)?.length ?? 1);
+      const run = withRecipe(
+        { ...args, options: args.options as Record<string, unknown> | undefined },
+        recipe,
+      );
+      const target = targetOf(run);
       await admitWrite(c, ctx, 'convert');
       await checkQueueRoom(ctx);
       const id = newRequestId();
@@ -166,7 +194,7 @@ async function httpTools(c: Context<AppEnv>, ctx: ServerContext): Promise<Tool[]
         id,
         receivedAt,
         ...target,
-        options: args.options as Record<string, unknown> | undefined,
+        options: run.options,
         ownerHash: undefined,
         metering: meteringOf(c, ctx),
       };

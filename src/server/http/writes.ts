@@ -37,18 +37,30 @@ export async function checkQueueRoom(ctx: ServerContext): Promise<void> {
 export function writeGate(ctx: ServerContext, operation: WriteOperation): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     await admitWrite(c, ctx, operation);
-    const sent = c.req.header('x-owner-token');
-    if (sent !== undefined && !OWNER_TOKEN.test(sent)) {
-      throw new FileconvError(
-        'INVALID_REQUEST',
-        'X-Owner-Token must be a token this server issued (fco_...).',
-      );
-    }
-    const token = sent ?? newOwnerToken();
-    if (!sent) c.header('X-Owner-Token', token);
-    c.set('ownerHash', sha256Hex(token));
+    fileUnderOwner(c);
     await next();
   };
+}
+
+/** The SHA-256 of the X-Owner-Token sent, undefined when none was; refuses one this server never issues. */
+export function sentOwnerHash(c: Context<AppEnv>): string | undefined {
+  const sent = c.req.header('x-owner-token');
+  if (sent === undefined) return undefined;
+  if (!OWNER_TOKEN.test(sent))
+    throw new FileconvError('INVALID_REQUEST', 'X-Owner-Token must be a token this server issued (fco_...).');
+  return sha256Hex(sent);
+}
+
+/** Files a write under the caller's owner token, issuing one in the answer's X-Owner-Token when none was sent. */
+export function fileUnderOwner(c: Context<AppEnv>): string {
+  let hash = sentOwnerHash(c);
+  if (hash === undefined) {
+    const token = newOwnerToken();
+    c.header('X-Owner-Token', token);
+    hash = sha256Hex(token);
+  }
+  c.set('ownerHash', hash);
+  return hash;
 }
 
 /** The caller's quotas as core draws on them; each decision is reported in the RateLimit headers. */

@@ -1,3 +1,4 @@
+import type { Recipe } from '../../core/recipes.js';
 import type { DetectOptions, DetectReport } from '../../detect/index.js';
 import { FileconvError } from '../../errors/index.js';
 import type { Plan } from '../../plan/types.js';
@@ -31,6 +32,11 @@ export interface ServerEngine {
    * checkOptions once the whole request is read.
    */
   checkMachineOptions?(plan: Plan, options: unknown): Promise<void>;
+  /**
+   * Checks a recipe against what this node's engines declare (core/recipes.ts, checkRecipe): an
+   * API node that runs no conversions checks with the same declarations it plans with.
+   */
+  checkRecipe(raw: unknown): Promise<Recipe>;
   zip(files: readonly { path: string; name: string }[], zipPath: string): Promise<void>;
   /** Names no engine among `names`; throws INVALID_REQUEST naming the first unknown one. */
   checkEngineNames?(names: readonly string[]): Promise<void>;
@@ -52,6 +58,7 @@ export async function coreEngine(): Promise<ServerEngine> {
     { zipOutputs },
     { runMerge, planMerge },
     { checkPlanOptions },
+    recipes,
   ] = await Promise.all([
     import('../../engine/registry.js'),
     import('../../detect/pool.js'),
@@ -61,6 +68,7 @@ export async function coreEngine(): Promise<ServerEngine> {
     import('../../run/zip.js'),
     import('../../run/merge.js'),
     import('../../run/option-checks.js'),
+    import('../../core/recipes.js'),
   ]);
   return {
     // Off the main thread: the server detects every upload (src/detect/pool.ts).
@@ -99,6 +107,7 @@ export async function coreEngine(): Promise<ServerEngine> {
       }
       await checkPlanOptions(planned.plan, planned.options, engines);
     },
+    checkRecipe: async (raw) => recipes.checkRecipe(raw, await loadCatalog()),
     zip: (files, zipPath) => zipOutputs(files, zipPath),
     async checkEngineNames(names) {
       if (names.length === 0) return;

@@ -15,6 +15,7 @@ import { MAX_MERGE_INPUTS } from '../../../run/merge-limits.js';
 import { newRequestId } from '../../access/tokens.js';
 import type { AppEnv, ServerContext } from '../../context.js';
 import { incomingOf } from '../incoming.js';
+import { recipeOf, withRecipeTarget } from '../recipe-runs.js';
 import { parseConvertMeta } from '../schemas/meta.js';
 import { fetchSourceUrl } from '../source-url.js';
 import { baseUrl, inputsView, requestView } from '../views.js';
@@ -104,7 +105,13 @@ async function checkEarly(ctx: ServerContext, part: { value: string; mimeType: s
   } catch {
     return;
   }
-  if (meta.conversion === undefined || meta.options === undefined || meta.sourceUrls !== undefined) return;
+  if (
+    meta.conversion === undefined ||
+    meta.options === undefined ||
+    meta.sourceUrls !== undefined ||
+    meta.recipe !== undefined
+  )
+    return;
   const plan = findPlan((await ctx.engine.catalog()).plans, meta.conversion);
   if (plan) await ctx.engine.checkMachineOptions?.(plan, meta.options);
 }
@@ -164,19 +171,25 @@ export function registerIntakeRoutes(app: Hono<AppEnv>, ctx: ServerContext): voi
           `Unknown part "${extra[0]!.slice(0, 40)}"; convert takes "meta", "file" and "stamp".`,
         );
       const webhook = meta.webhook;
+      const inputCount = meta.sourceUrls?.length ?? Math.max(upload.files.length, 1);
+      // A recipe gives the target and the options under the run's own (docs/api.md, "Recipes").
+      const run =
+        meta.recipe === undefined
+          ? meta
+          : withRecipeTarget(meta, await recipeOf(ctx, meta.recipe, c.get('ownerHash')), inputCount);
       // What every submission carries besides its inputs.
       const submission = {
         id,
         receivedAt: received,
-        conversion: meta.conversion,
-        to: meta.to,
+        conversion: run.conversion,
+        to: run.to,
         // A `stamp` part is the picture of the option stamp_image (docs/operations.md).
         options: upload.stamp
           ? {
-              ...(meta.options as object | undefined),
+              ...(run.options as object | undefined),
               stamp_image: stampPictureUrl(upload.stamp.bytes, upload.stamp.filename),
             }
-          : meta.options,
+          : run.options,
         ownerHash: c.get('ownerHash'),
         metering: meteringOf(c, ctx),
         webhook: webhook && {
@@ -213,7 +226,12 @@ export function registerIntakeRoutes(app: Hono<AppEnv>, ctx: ServerContext): voi
           'The file part is missing: send the file in a part named "file" (or meta.source_url).',
         );
       if (file.size === 0) throw new FileconvError('INTAKE_FAILED', 'The file part is empty.');
-      if (meta.conversion === undefined && (meta.sourceUrl === undefined || meta.to === undefined)) {
+      // With a recipe, the source format of an upload is found from its bytes, as a source_url's is.
+      if (
+        meta.conversion === undefined &&
+        meta.recipe === undefined &&
+        (meta.sourceUrl === undefined || meta.to === undefined)
+      ) {
         throw new FileconvError(
           'INVALID_REQUEST',
           'meta.conversion is required (like "docx-pdf"); a source_url may give "to" instead.',

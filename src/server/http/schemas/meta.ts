@@ -81,6 +81,12 @@ export const convertMetaFields = z.strictObject(
     ),
     options: z.record(z.string(), z.unknown(), { error: 'must be an object' }).optional(),
     webhook: webhookSchema.optional(),
+    // The recipe itself is checked against the engines' declarations (core/recipes.ts), not here.
+    recipe: z
+      .union([z.string().min(1).max(200), z.record(z.string(), z.unknown())], {
+        error: 'must be the name of a saved recipe or a recipe object',
+      })
+      .optional(),
   },
   { error: 'must be a JSON object' },
 );
@@ -93,6 +99,7 @@ export const convertMetaSchema = convertMetaFields.transform((m) => ({
   to: m.to,
   options: m.options,
   webhook: m.webhook,
+  recipe: m.recipe,
 }));
 
 /** The convert meta part, validated. */

@@ -1,10 +1,12 @@
 import { createRoute } from '@hono/zod-openapi';
 import { z } from 'zod';
+import { recipeSchema } from '../../../core/recipes.js';
 import { type ErrorCode, HTTP_STATUS } from '../../../errors/index.js';
 import { MAX_MERGE_INPUTS } from '../../../run/merge-limits.js';
 import { MAX_READ_WAIT_SECONDS, MAX_SUBMIT_WAIT_SECONDS } from '../wait.js';
 import { convertMetaFields } from './meta.js';
 import { ownerTokenSchema, recentLimitSchema, signedLinkQuerySchema, waitQuerySchema } from './query.js';
+import { oneRecipeSchema, recipeListSchema, recipeNameParam, recipeOwnerHeader } from './recipes.js';
 import {
   catalogSchema,
   conversionsSchema,
@@ -78,7 +80,15 @@ const noStore = { 'Cache-Control': { schema: { type: 'string' as const }, descri
  * conversion takes which is in the catalog's keys and docs/conversions.md).
  */
 function convertMetaDocument(options: z.ZodType) {
-  return convertMetaFields.extend({ options: options.optional() }).meta({ id: 'ConvertMeta' });
+  return convertMetaFields
+    .extend({
+      options: options.optional(),
+      recipe: z.union([recipeNameParam.shape.name, recipeSchema]).optional().meta({
+        description:
+          "A recipe: the name of one saved under the request's X-Owner-Token, or a recipe itself. Its target and options are used; meta.options are added over them.",
+      }),
+    })
+    .meta({ id: 'ConvertMeta' });
 }
 
 /** The API's routes for the OpenAPI document, with the options schema of the engines' declarations. */
@@ -203,6 +213,51 @@ export const apiRoutes = (options: z.ZodType) => [
         },
       },
       ...errors('REQUEST_NOT_FOUND'),
+    },
+  }),
+  createRoute({
+    method: 'post',
+    path: '/api/public/recipes',
+    tags: ['recipes'],
+    summary: 'Save a recipe (a named target and options) under the owner token, or replace one of that name',
+    request: {
+      headers: recipeOwnerHeader,
+      body: { required: true, content: { 'application/json': { schema: recipeSchema } } },
+    },
+    responses: {
+      200: json(oneRecipeSchema, 'Saved, replacing the recipe of that name.'),
+      201: json(oneRecipeSchema, 'Saved as a new recipe.'),
+      ...errors('INVALID_REQUEST', 'RATE_LIMITED'),
+    },
+  }),
+  createRoute({
+    method: 'get',
+    path: '/api/public/recipes',
+    tags: ['recipes'],
+    summary: "The owner token's recipes, by name",
+    request: { headers: recipeOwnerHeader },
+    responses: {
+      200: json(recipeListSchema, 'The recipes; none without an owner token.'),
+      ...errors('INVALID_REQUEST'),
+    },
+  }),
+  createRoute({
+    method: 'get',
+    path: '/api/public/recipes/{name}',
+    tags: ['recipes'],
+    summary: 'One recipe of the owner token',
+    request: { headers: recipeOwnerHeader, params: recipeNameParam },
+    responses: { 200: json(oneRecipeSchema, 'The recipe.'), ...errors('NOT_FOUND', 'INVALID_REQUEST') },
+  }),
+  createRoute({
+    method: 'delete',
+    path: '/api/public/recipes/{name}',
+    tags: ['recipes'],
+    summary: 'Delete a recipe of the owner token',
+    request: { headers: recipeOwnerHeader, params: recipeNameParam },
+    responses: {
+      204: { description: 'Deleted.' },
+      ...errors('NOT_FOUND', 'INVALID_REQUEST', 'RATE_LIMITED'),
     },
   }),
   createRoute({

@@ -1,0 +1,3 @@
+import { recipeSuite } from './recipe-suite.js';
+
+recipeSuite('postgres-s3');
