@@ -10,6 +10,10 @@ export interface ApiErrorBody {
   message?: string;
   reset_at?: string;
   detail?: string;
+  /** The option a refused request got wrong (a recipe's). */
+  option?: string;
+  /** The field a refused request got wrong (a recipe's name, target...). */
+  field?: string;
 }
 
 export interface DetectResponse {
@@ -89,6 +93,18 @@ export interface ConvertMeta {
   source_url?: string;
   to?: string;
   options?: Record<string, unknown>;
+  /** A saved recipe's name: its target and options, which `options` adds to. */
+  recipe?: string;
+}
+
+/** A saved target and options (src/core/recipes.ts), as the server lists it. */
+export interface Recipe {
+  name: string;
+  description?: string;
+  to: string;
+  from?: string[];
+  options?: Record<string, unknown>;
+  merge?: boolean;
 }
 
 /** An answer that was not 2xx, or no answer at all (status 0). */
@@ -251,4 +267,22 @@ export const api = {
     if (!owner) return Promise.resolve({ requests: [] });
     return call(`/api/public/requests/recent?limit=${limit}`, { headers: { 'X-Owner-Token': owner } });
   },
+
+  /** The recipes saved from this device: reads are not writes, so the owner token is added here. */
+  recipes(): Promise<{ recipes: Recipe[] }> {
+    const owner = credentials.ownerToken();
+    if (!owner) return Promise.resolve({ recipes: [] });
+    return call('/api/public/recipes', { headers: { 'X-Owner-Token': owner } });
+  },
+
+  saveRecipe: (recipe: Recipe) =>
+    call<{ recipe: Recipe }>('/api/public/recipes', {
+      method: 'POST',
+      body: JSON.stringify(recipe),
+      headers: { 'Content-Type': 'application/json' },
+      write: true,
+    }),
+
+  deleteRecipe: (name: string) =>
+    call<null>(`/api/public/recipes/${encodeURIComponent(name)}`, { method: 'DELETE', write: true }),
 };

@@ -7,6 +7,7 @@ import { byId, clear, h } from './dom.js';
 import { errorNotice, type NoticeAction, warningNotice } from './notice.js';
 import { PdfToolsView } from './pdf-tools.js';
 import { describe, RecentView } from './recent-view.js';
+import { RecipesView } from './recipes-view.js';
 import { ResultView, toApiError } from './result-view.js';
 import { TargetView } from './target-view.js';
 
@@ -28,8 +29,10 @@ interface SubmitExtras {
 const state: PageState = { catalog: Catalog.empty(), file: null, source: null, last: null };
 
 const targetView = new TargetView(byId('target-panel'), {
-  convert: (key, options) => void convertFile(key, options),
+  convert: (key, options, recipe) => void convertFile(key, options, recipe),
+  recipeLeft: () => recipesView.clearChoice(),
 });
+const recipesView = new RecipesView(byId('recipe-choice'), byId('recipes-panel'), targetView);
 const pdfTools = new PdfToolsView(byId('pdf-tools'), {
   run(tool, options) {
     if (!state.file) return;
@@ -58,6 +61,8 @@ const batchView = new BatchView(
 /** The targets of a source format and, for a PDF, its tools. */
 function showSourceTools(source: string): void {
   targetView.show(source, state.catalog);
+  // Recipes need a target to set: none while the file is checked or has no conversion.
+  recipesView.show(document.getElementById('target-form') ? source : '', state.catalog);
   const section = byId('pdf-tools-section');
   if (source === 'pdf') {
     pdfTools.show(state.catalog);
@@ -159,12 +164,14 @@ async function submit(
   }
 }
 
-async function convertFile(key: string, options: Record<string, unknown>): Promise<void> {
+async function convertFile(key: string, options: Record<string, unknown>, recipe?: string): Promise<void> {
   if (!state.file) return;
   showCurl(state.file.name, key);
   const meta: ConvertMeta = { conversion: key };
+  if (recipe) meta.recipe = recipe;
   if (Object.keys(options).length > 0) meta.options = options;
-  await submit(meta, state.file, `${state.file.name}: ${describe(key)}`);
+  const label = `${state.file.name}: ${describe(key)}${recipe ? ` (recipe ${recipe})` : ''}`;
+  await submit(meta, state.file, label);
 }
 
 /** A scan has no text layer: offer the same conversion again with OCR (the `ocr` option). */
@@ -269,6 +276,7 @@ async function start(): Promise<void> {
   wireUrlForm();
   wireApiKey();
   void recentView.refresh();
+  void recipesView.refresh();
   try {
     state.catalog = await Catalog.load();
     fillUrlTargets();

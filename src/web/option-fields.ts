@@ -53,7 +53,8 @@ function select(id: string, entries: Array<[string, string]>, initial: string): 
 }
 
 function control(name: string, id: string, schema: OptionSchema, initial: unknown): [HTMLElement, Reader] {
-  const given = initial === undefined ? '' : String(initial);
+  const given =
+    initial === undefined ? '' : typeof initial === 'object' ? JSON.stringify(initial) : String(initial);
   const values = choices(schema);
   if (values) {
     const node = select(

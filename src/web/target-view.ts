@@ -9,7 +9,24 @@ const FAMILY_LABELS: Record<string, string> = {
 };
 
 export interface TargetViewHooks {
-  convert(conversionKey: string, options: Record<string, unknown>): void;
+  /** With a recipe, `options` holds only what the visitor changed or added to the recipe's. */
+  convert(conversionKey: string, options: Record<string, unknown>, recipe?: string): void;
+  /** The visitor chose another target while a recipe was chosen: the recipe no longer applies. */
+  recipeLeft(): void;
+}
+
+/** A recipe as the target panel uses it: its target and the options it fills in. */
+export interface RecipeChoice {
+  name: string;
+  to: string;
+  options: Record<string, unknown>;
+}
+
+/** The chosen target and the options filled in, for saving them as a recipe. */
+export interface CurrentChoice {
+  key: string;
+  to: string;
+  options: Record<string, unknown>;
 }
 
 /**
@@ -52,6 +69,10 @@ export const USUAL_TARGETS: readonly string[] = [
 /** The target formats for one source: the usual ones first, the rest by family behind "more". */
 export class TargetView {
   private options: OptionForm | null = null;
+  private form: HTMLFormElement | null = null;
+  private optionsBox: HTMLElement | null = null;
+  private catalog: Catalog | null = null;
+  private recipe: RecipeChoice | null = null;
 
   constructor(
     private readonly root: HTMLElement,
@@ -59,6 +80,8 @@ export class TargetView {
   ) {}
 
   reset(message: string): void {
+    this.form = null;
+    this.recipe = null;
     clear(this.root);
     this.root.append(h('p', { class: 'placeholder', text: message }));
   }
@@ -92,6 +115,9 @@ export class TargetView {
 
   show(source: string, catalog: Catalog): void {
     clear(this.root);
+    this.form = null;
+    this.recipe = null;
+    this.catalog = catalog;
     const groups = catalog.byFamily(source);
     if (groups.size === 0) {
       this.reset(`There is no conversion from ${source} on this server.`);
@@ -126,7 +152,8 @@ export class TargetView {
           h('summary', { text: `More formats (${rest})` }),
         );
         for (const [family, conversions] of groups) {
-          const others = conversions.filter((c) => rank(c) < 0);
+          // Into its own format (pdf to pdf: a recipe's operations) is not usual, so it waits here.
+          const others = conversions.filter((c) => rank(c) < 0 || c.to === source);
           if (others.length > 0) more.append(this.familyFieldset(family, others, catalog));
         }
         form.append(more);
@@ -136,14 +163,17 @@ export class TargetView {
     if (first) first.checked = true;
     const optionsBox = h('div', { class: 'conversion-options', attrs: { id: 'conversion-options' } });
     form.append(optionsBox);
-    const showOptions = () => {
-      const chosen = form.querySelector<HTMLInputElement>('input[name="conversion"]:checked');
-      this.showOptions(optionsBox, chosen?.value ?? '', catalog);
-    };
+    this.form = form;
+    this.optionsBox = optionsBox;
     form.addEventListener('change', (event) => {
-      if ((event.target as HTMLElement).getAttribute('name') === 'conversion') showOptions();
+      if ((event.target as HTMLElement).getAttribute('name') !== 'conversion') return;
+      if (this.recipe) {
+        this.recipe = null;
+        this.hooks.recipeLeft();
+      }
+      this.renderOptions();
     });
-    showOptions();
+    this.renderOptions();
     const button = h('button', {
       class: 'primary',
       attrs: { type: 'submit', id: 'convert-button' },
@@ -152,21 +182,63 @@ export class TargetView {
     form.append(h('div', { class: 'convert-row' }, button));
     form.addEventListener('submit', (event) => {
       event.preventDefault();
-      const chosen = form.querySelector<HTMLInputElement>('input[name="conversion"]:checked');
-      if (chosen) this.hooks.convert(chosen.value, this.options?.read() ?? {});
+      const chosen = this.chosen();
+      if (!chosen) return;
+      const values = this.options?.read() ?? {};
+      if (this.recipe)
+        this.hooks.convert(chosen.value, changedOptions(values, this.recipe.options), this.recipe.name);
+      else this.hooks.convert(chosen.value, values);
     });
     this.root.append(form);
+  }
+
+  private chosen(): HTMLInputElement | null {
+    return this.form?.querySelector<HTMLInputElement>('input[name="conversion"]:checked') ?? null;
+  }
+
+  /**
+   * Chooses a recipe's target and fills its options in, so the visitor sees what will happen;
+   * null goes back to empty fields. False when this file cannot become the recipe's target.
+   */
+  applyRecipe(recipe: RecipeChoice | null): boolean {
+    if (!this.form) return false;
+    if (recipe) {
+      const radio = Array.from(this.form.querySelectorAll<HTMLInputElement>('input[name="conversion"]')).find(
+        (r) => r.dataset.to === recipe.to,
+      );
+      if (!radio) return false;
+      radio.checked = true;
+      const more = radio.closest('details');
+      if (more) more.open = true;
+    }
+    this.recipe = recipe;
+    this.renderOptions();
+    return true;
+  }
+
+  /** The chosen target and what its fields hold: what "Save as recipe" keeps. */
+  current(): CurrentChoice | null {
+    const chosen = this.chosen();
+    if (!chosen) return null;
+    return { key: chosen.value, to: chosen.dataset.to ?? '', options: this.options?.read() ?? {} };
+  }
+
+  private renderOptions(): void {
+    if (this.optionsBox && this.catalog)
+      this.showOptions(this.optionsBox, this.chosen()?.value ?? '', this.catalog);
   }
 
   /** The chosen conversion's declared options: page layout open, the rest folded away. */
   private showOptions(box: HTMLElement, key: string, catalog: Catalog): void {
     clear(box);
-    const names = catalog.optionsOf(key);
+    const initial = this.recipe?.options ?? {};
+    // A recipe's option the catalog does not list for this key still shows, so nothing is hidden.
+    const names = [...new Set([...catalog.optionsOf(key), ...Object.keys(initial)])];
     const page = names
       .filter((n) => PAGE_OPTIONS.includes(n))
       .sort((a, b) => PAGE_OPTIONS.indexOf(a) - PAGE_OPTIONS.indexOf(b));
     const rest = names.filter((n) => !PAGE_OPTIONS.includes(n));
-    this.options = optionForm([...page, ...rest], catalog, 'opt');
+    this.options = optionForm([...page, ...rest], catalog, 'opt', initial);
     const fields = this.options.fields;
     if (page.length > 0) {
       box.append(
@@ -179,14 +251,15 @@ export class TargetView {
       );
     }
     if (rest.length > 0) {
-      box.append(
-        h(
-          'details',
-          { class: 'more-options', attrs: { 'data-options': 'more' } },
-          h('summary', { class: 'options-summary', text: `More options (${rest.length})` }),
-          h('div', { class: 'option-grid' }, ...fields.slice(page.length)),
-        ),
+      const more = h(
+        'details',
+        { class: 'more-options', attrs: { 'data-options': 'more' } },
+        h('summary', { class: 'options-summary', text: `More options (${rest.length})` }),
+        h('div', { class: 'option-grid' }, ...fields.slice(page.length)),
       );
+      // What a recipe sets must be seen, not folded away.
+      more.open = rest.some((name) => name in initial);
+      box.append(more);
     }
   }
 
@@ -194,4 +267,21 @@ export class TargetView {
     const button = this.root.querySelector<HTMLButtonElement>('#convert-button');
     if (button) button.disabled = busy;
   }
+}
+
+function sameValue(given: unknown, kept: unknown): boolean {
+  // An object option (boxes) is shown, and so read back, as its JSON text.
+  if (typeof given === 'string' && kept !== null && typeof kept === 'object')
+    return given === JSON.stringify(kept);
+  return JSON.stringify(given) === JSON.stringify(kept);
+}
+
+/** What the fields hold that the recipe does not already say: what is sent beside its name. */
+export function changedOptions(
+  values: Record<string, unknown>,
+  recipe: Record<string, unknown>,
+): Record<string, unknown> {
+  return Object.fromEntries(
+    Object.entries(values).filter(([name, value]) => !sameValue(value, recipe[name])),
+  );
 }

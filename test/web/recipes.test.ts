@@ -1,0 +1,3 @@
+import { webRecipesSuite } from './recipes-suite.js';
+
+webRecipesSuite('sqlite-disk');
