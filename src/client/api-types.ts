@@ -740,6 +740,379 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/public/recipes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The owner token's recipes, by name */
+        get: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description The owner token the recipes are kept under; a save without one is answered a new one. */
+                    "x-owner-token"?: string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The recipes; none without an owner token. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            recipes: components["schemas"]["SavedRecipe"][];
+                        };
+                    };
+                };
+                /** @description INVALID_REQUEST */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "INVALID_REQUEST";
+                            };
+                        };
+                    };
+                };
+                /** @description INVALID_API_KEY */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "INVALID_API_KEY";
+                            };
+                        };
+                    };
+                };
+                /** @description INTERNAL_ERROR */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "INTERNAL_ERROR";
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        /** Save a recipe (a named target and options) under the owner token, or replace one of that name */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description The owner token the recipes are kept under; a save without one is answered a new one. */
+                    "x-owner-token"?: string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["Recipe"];
+                };
+            };
+            responses: {
+                /** @description Saved, replacing the recipe of that name. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            recipe: components["schemas"]["SavedRecipe"];
+                        };
+                    };
+                };
+                /** @description Saved as a new recipe. */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            recipe: components["schemas"]["SavedRecipe"];
+                        };
+                    };
+                };
+                /** @description INVALID_REQUEST */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "INVALID_REQUEST";
+                            };
+                        };
+                    };
+                };
+                /** @description INVALID_API_KEY */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "INVALID_API_KEY";
+                            };
+                        };
+                    };
+                };
+                /** @description RATE_LIMITED */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "RATE_LIMITED";
+                            };
+                        };
+                    };
+                };
+                /** @description INTERNAL_ERROR */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "INTERNAL_ERROR";
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/public/recipes/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One recipe of the owner token */
+        get: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description The owner token the recipes are kept under; a save without one is answered a new one. */
+                    "x-owner-token"?: string;
+                };
+                path: {
+                    /** @description The recipe name. */
+                    name: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The recipe. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            recipe: components["schemas"]["SavedRecipe"];
+                        };
+                    };
+                };
+                /** @description INVALID_REQUEST */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "INVALID_REQUEST";
+                            };
+                        };
+                    };
+                };
+                /** @description INVALID_API_KEY */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "INVALID_API_KEY";
+                            };
+                        };
+                    };
+                };
+                /** @description NOT_FOUND */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "NOT_FOUND";
+                            };
+                        };
+                    };
+                };
+                /** @description INTERNAL_ERROR */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "INTERNAL_ERROR";
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        /** Delete a recipe of the owner token */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description The owner token the recipes are kept under; a save without one is answered a new one. */
+                    "x-owner-token"?: string;
+                };
+                path: {
+                    /** @description The recipe name. */
+                    name: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Deleted. */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description INVALID_REQUEST */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "INVALID_REQUEST";
+                            };
+                        };
+                    };
+                };
+                /** @description INVALID_API_KEY */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "INVALID_API_KEY";
+                            };
+                        };
+                    };
+                };
+                /** @description NOT_FOUND */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "NOT_FOUND";
+                            };
+                        };
+                    };
+                };
+                /** @description RATE_LIMITED */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "RATE_LIMITED";
+                            };
+                        };
+                    };
+                };
+                /** @description INTERNAL_ERROR */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"] & {
+                            error: {
+                                /** @enum {string} */
+                                code: "INTERNAL_ERROR";
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/public/stats": {
         parameters: {
             query?: never;
@@ -1918,6 +2291,8 @@ export interface components {
             to?: string;
             options?: components["schemas"]["ConversionOptions"];
             webhook?: components["schemas"]["Webhook"];
+            /** @description A recipe: the name of one saved under the request's X-Owner-Token, or a recipe itself. Its target and options are used; meta.options are added over them. */
+            recipe?: string | components["schemas"]["Recipe"];
         };
         /** @description Options of a conversion; each is honoured by the engines named in docs/conversions.md ("Options"), and one that no step of the conversion honours is refused. */
         ConversionOptions: {
@@ -2199,6 +2574,39 @@ export interface components {
             /** @description Which outcomes are sent; both when left out. */
             events?: ("succeeded" | "failed")[];
         };
+        /** @description A named target and options, checked when saved (docs/operations.md, "Recipes"). */
+        Recipe: {
+            /**
+             * @description The name the recipe is saved and called by.
+             * @example scan-to-archive
+             */
+            name: string;
+            /** @description What the recipe is for, shown in lists. */
+            description?: string;
+            /**
+             * @description Target format id, alias or extension.
+             * @example pdf
+             */
+            to: string;
+            /**
+             * @description The source formats the recipe is meant for; each must convert to `to` with these options. Default: any format that does.
+             * @example [
+             *       "pdf"
+             *     ]
+             */
+            from?: string[];
+            /**
+             * @description Conversion options, as in a request's meta.options.
+             * @example {
+             *       "ocr": true
+             *     }
+             */
+            options?: {
+                [key: string]: unknown;
+            };
+            /** @description Several inputs of one run become one file (a merge); default false. */
+            merge?: boolean;
+        };
         RecentRequests: {
             requests: {
                 /**
@@ -2240,6 +2648,35 @@ export interface components {
                 kind: string;
                 message: string;
             }[];
+        };
+        /** @description A recipe kept under an owner token. */
+        SavedRecipe: {
+            /** @example scan-to-archive */
+            name: string;
+            description?: string;
+            /**
+             * @description Target format id.
+             * @example pdf
+             */
+            to: string;
+            /** @description Source format ids it was checked for. */
+            from?: string[];
+            /**
+             * @example {
+             *       "ocr": true,
+             *       "lang": "deu+eng",
+             *       "compress": "ebook",
+             *       "pdfa": "2b"
+             *     }
+             */
+            options: {
+                [key: string]: unknown;
+            };
+            merge: boolean;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
         };
         Stats: {
             last_24h: components["schemas"]["Counts"];

@@ -287,6 +287,53 @@ describe('real answers validate against the document', () => {
     }
   });
 
+  it('the recipe routes: save, replace, list, read, delete, and their refusals', async () => {
+    const at = (path = '') => `${base}/api/public/recipes${path}`;
+    const send = async (method: 'POST' | 'DELETE', url: string, body?: unknown, token?: string) => {
+      const res = await request(url, {
+        method,
+        headers: {
+          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+          ...(token ? { 'x-owner-token': token } : {}),
+        },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      const text = await res.body.text();
+      return {
+        status: res.statusCode,
+        headers: res.headers,
+        text,
+        json: text ? JSON.parse(text) : undefined,
+      };
+    };
+    const saved = await send('POST', at(), { name: 'turn', to: 'pdf', options: { rotate: 90 } });
+    expect(saved.status).toBe(201);
+    expectDocumented('POST', '/api/public/recipes', saved);
+    const token = String(saved.headers['x-owner-token']);
+    const replaced = await send('POST', at(), { name: 'turn', to: 'pdf', options: { rotate: 180 } }, token);
+    expect(replaced.status).toBe(200);
+    expectDocumented('POST', '/api/public/recipes', replaced);
+    const refused = await send('POST', at(), { name: 'turn', to: 'pdf', options: { rotate: 45 } }, token);
+    expect(refused.status).toBe(400);
+    expectDocumented('POST', '/api/public/recipes', refused);
+    const owner = { 'x-owner-token': token };
+    const list = await get(at(), owner);
+    expect(list.status).toBe(200);
+    expectDocumented('GET', '/api/public/recipes', list);
+    const one = await get(at('/turn'), owner);
+    expect(one.status).toBe(200);
+    expectDocumented('GET', '/api/public/recipes/{name}', one);
+    const missing = await get(at('/nothing'), owner);
+    expect(missing.status).toBe(404);
+    expectDocumented('GET', '/api/public/recipes/{name}', missing);
+    const deleted = await send('DELETE', at('/turn'), undefined, token);
+    expect(deleted.status).toBe(204);
+    expectDocumented('DELETE', '/api/public/recipes/{name}', deleted);
+    const gone = await send('DELETE', at('/turn'), undefined, token);
+    expect(gone.status).toBe(404);
+    expectDocumented('DELETE', '/api/public/recipes/{name}', gone);
+  });
+
   it('the MCP endpoint, refused without an API key', async () => {
     const res = await get(`${base}/mcp`, {}, 'POST');
     expect(res.status).toBe(401);
