@@ -171,16 +171,22 @@ export function webRecipesSuite(setupName: SetupName): void {
         await page.check('input[name="conversion"][value="pdf-png"]');
         expect(await page.inputValue('#recipe-select')).toBe('');
         expect(await page.textContent('#recipe-about')).toBe('');
-        await page.getByLabel('Recipe', { exact: true }).selectOption('turn-right');
+        // With the keyboard: the arrow picks the recipe, Enter on its Delete button removes it.
+        await page.focus('#recipe-select');
+        await page.keyboard.press('ArrowDown');
+        expect(await page.inputValue('#recipe-select')).toBe('turn-right');
         expect(await page.isChecked('input[value="pdf-pdf"]')).toBe(true);
         await page.click('#recipes-panel summary');
         const deleted = page.waitForResponse((r) => r.request().method() === 'DELETE');
-        await page.getByRole('button', { name: 'Delete recipe turn-right' }).click();
+        await page.getByRole('button', { name: 'Delete recipe turn-right' }).focus();
+        await page.keyboard.press('Enter');
         expect((await deleted).status()).toBe(204);
         await item.waitFor({ state: 'detached' });
         expect(await page.inputValue('#recipe-select')).toBe('');
         expect(await page.locator('#recipe-select option[value="turn-right"]').count()).toBe(0);
         expect(await page.inputValue('#opt-rotate')).toBe('');
+        // The pressed button is gone: the focus lands on the form, not on the page's top.
+        await expect.poll(() => page.evaluate(() => document.activeElement?.id)).toBe('recipe-name');
         const owner = await page.evaluate(() => localStorage.getItem('fileconv.ownerToken'));
         const listed = await fetch(`${server.url}/api/public/recipes`, {
           headers: { 'X-Owner-Token': owner! },
