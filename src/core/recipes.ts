@@ -78,8 +78,7 @@ function invalid(message: string, extra: Record<string, unknown> = {}): Fileconv
 
 function formatId(given: string, field: string): string {
   const id = resolveFormat(given)?.id;
-  if (!id)
-    throw invalid(`recipe ${field}: unknown format ${JSON.stringify(given)}`, { field });
+  if (!id) throw invalid(`recipe ${field}: unknown format ${JSON.stringify(given)}`, { field });
   return id;
 }
 
