@@ -32,7 +32,7 @@ export async function mergeCommandLine(
   job: {
     to: string;
     from?: string;
-    options: Record<string, string>;
+    options: Record<string, unknown>;
     outDir: string;
     baseName: string;
     /** The core's mergeFiles, or its remote counterpart (remote.ts). */

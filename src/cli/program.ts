@@ -11,6 +11,7 @@ interface CommandModule {
 const COMMANDS: Record<string, () => Promise<CommandModule>> = {
   detect: () => import('./detect.js'),
   convert: () => import('./convert.js'),
+  run: () => import('./run.js'),
   catalog: () => import('./catalog.js'),
   doctor: () => import('./doctor.js'),
   serve: () => import('./serve.js'),
