@@ -2,14 +2,16 @@ import { lstat } from 'node:fs/promises';
 import { basename, dirname, extname } from 'node:path';
 import { z } from 'zod';
 import { convertFile, mergeFiles } from '../core/convert-file.js';
+import { readRecipeFile } from '../core/recipe-file.js';
+import { checkRecipe, type Recipe, type RecipeInput } from '../core/recipes.js';
 import { findPlan } from '../core/submit-conversion.js';
 import { detect } from '../detect/index.js';
-import { FileconvError } from '../errors/index.js';
+import { FileconvError, isFileconvError } from '../errors/index.js';
 import { extensionOf } from '../formats/index.js';
-import { listCatalog } from '../plan/index.js';
+import { listCatalog, loadCatalog } from '../plan/index.js';
 import { MAX_MERGE_INPUTS } from '../run/merge-limits.js';
 import type { Roots } from './roots.js';
-import { catalogTool, declaredInput, givenFormat, targetOf, targetShape } from './shared.js';
+import { catalogTool, declaredInput, givenFormat, targetOf, targetShape, withRecipe } from './shared.js';
 import { defineTool, type Tool } from './tool-kit.js';
 
 const path = z.string().min(1).max(4096);
@@ -54,6 +56,23 @@ async function fromAndTo(args: { to?: string; conversion?: string; from?: string
 }
 
 /**
+ * A convert call's recipe, checked against the installed engines: a string is the path of its JSON
+ * file, judged by the roots as an input is; an object is the recipe itself.
+ */
+async function recipeOf(roots: Roots, given: string | RecipeInput | undefined): Promise<Recipe | undefined> {
+  if (given === undefined) return undefined;
+  let raw: unknown = given;
+  if (typeof given === 'string') {
+    const file = await roots.file(given).catch((e: unknown) => {
+      if (!isFileconvError(e)) throw e;
+      throw new FileconvError(e.code, `recipe: ${e.message}`, { cause: e, extra: e.extra });
+    });
+    raw = await readRecipeFile(file, given);
+  }
+  return checkRecipe(raw, await loadCatalog());
+}
+
+/**
  * The tools of `fileconv mcp` over stdio: files by local path, inside the roots only; results
  * written next to the input or into output_dir, and listed by path. They call the same use cases
  * as the CLI and the library (src/core/convert-file.ts).
@@ -80,7 +99,7 @@ export async function localTools(roots: Roots): Promise<Tool[]> {
     name: 'convert',
     title: 'Convert files',
     description:
-      'Converts a file (path) to another format with the installed engines, or merges several files (paths, in order) into one (a PDF by default, one bookmark per file). Operations (pages, rotate, compress, ocr, password, watermarks...) are options; a file converted to its own format is operated on. Outputs go next to the first input, or into output_dir, never over an existing file; the answer lists their paths.',
+      'Converts a file (path) to another format with the installed engines, or merges several files (paths, in order) into one (a PDF by default, one bookmark per file). Operations (pages, rotate, compress, ocr, password, watermarks...) are options; a file converted to its own format is operated on. A recipe (its JSON file, or the recipe itself) gives the target and options. Outputs go next to the first input, or into output_dir, never over an existing file; the answer lists their paths.',
     input: z.object({
       path: path.optional().describe('The file to convert.'),
       paths: z
@@ -95,7 +114,11 @@ export async function localTools(roots: Roots): Promise<Tool[]> {
         .optional()
         .describe('Folder for the outputs (made if missing), inside an allowed folder.'),
     }),
-    async run(args, signal) {
+    async run(given, signal) {
+      const args = withRecipe(
+        { ...given, options: given.options as Record<string, unknown> | undefined },
+        await recipeOf(roots, given.recipe),
+      );
       if ((args.path === undefined) === (args.paths === undefined))
         throw new FileconvError('INVALID_REQUEST', 'Give either path (one file) or paths (files to merge).');
       const merge = args.paths !== undefined;

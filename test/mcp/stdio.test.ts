@@ -148,10 +148,74 @@ describe('fileconv mcp over stdio', () => {
     },
   );
 
+  it.skipIf(!findBinary(['qpdf']) || !findBinary(['gs']))(
+    'converts with a recipe: its JSON file inside a root, or the recipe itself (needs qpdf and Ghostscript)',
+    { timeout: 90_000 },
+    async () => {
+      mkdirSync(join(root, 'recipes'));
+      mkdirSync(join(root, 'scans'));
+      await textPdf(join(root, 'scans'), ['One', 'Two', 'Three'], 'c.pdf');
+      writeFileSync(
+        join(root, 'recipes', 'last-turned.json'),
+        JSON.stringify({ name: 'last-turned', to: 'pdf', options: { pages: '3', rotate: 180 } }),
+      );
+      const byFile = await tool('convert', { path: 'scans/c.pdf', recipe: 'recipes/last-turned.json' });
+      expect(byFile.body).toMatchObject({ key: 'pdf-pdf', outputs: [join(root, 'scans', 'c_2.pdf')] });
+      expect(pdfPages(byFile.body.outputs[0])).toBe(1);
+      expect(pageRotation(byFile.body.outputs[0])).toBe(180);
+
+      // The recipe inline, a password for the output added by the call, two files merged to A4.
+      await gradientPng(join(root, 'scans', 'tall.png'), 30, 60);
+      const inline = await tool('convert', {
+        paths: ['scans/tall.png', 'scans/c.pdf'],
+        recipe: { name: 'to-a4', to: 'pdf', merge: true, options: { paper: 'A4' } },
+        options: { user_password: 's3cret' },
+      });
+      expect(inline.isError, inline.text).toBe(false);
+      const merged = inline.body.outputs[0];
+      expect(inline.body).toMatchObject({
+        key: 'merge-pdf',
+        outputs: [join(root, 'scans', 'tall-merged.pdf')],
+      });
+      const info = execFileSync('pdfinfo', ['-upw', 's3cret', '-f', '1', '-l', '4', merged], {
+        encoding: 'utf8',
+      });
+      expect(info).toMatch(/^Encrypted:\s+yes/m);
+      expect(info).toMatch(/^Pages:\s+4$/m);
+      expect(info).toMatch(/^Page\s+1 size:\s+595\.\d+ x 841\.\d+ pts/m);
+
+      const refusals = await Promise.all([
+        tool('convert', { path: 'scans/c.pdf', recipe: { name: 'x', to: 'pdf', options: { rotate: 45 } } }),
+        tool('convert', {
+          path: 'scans/c.pdf',
+          recipe: { name: 'x', to: 'pdf', options: { password: 'p' } },
+        }),
+        tool('convert', { path: 'scans/c.pdf', recipe: 'recipes/none.json' }),
+        tool('convert', { path: 'scans/c.pdf', recipe: join(outside, 'secret.csv') }),
+        tool('convert', { path: 'scans/c.pdf', to: 'png', recipe: 'recipes/last-turned.json' }),
+      ]);
+      expect(refusals.map((r) => [r.body.error.code, r.body.error.option])).toEqual([
+        ['INVALID_REQUEST', 'rotate'],
+        ['INVALID_REQUEST', 'password'],
+        ['FILE_NOT_FOUND', undefined],
+        ['PATH_NOT_ALLOWED', undefined],
+        ['INVALID_REQUEST', undefined],
+      ]);
+      expect(refusals[0]!.body.error.message).toBe('recipe option rotate must be one of 90, 180, 270');
+      expect(refusals[2]!.body.error.message).toBe('recipe: recipes/none.json does not exist.');
+    },
+  );
+
   it('keeps stdout for the protocol', () => {
     expect(stderr).not.toMatch(/INTERNAL_ERROR|failed/);
   });
 });
+
+/** The first page's rotation, as pdfinfo reads it. */
+function pageRotation(path: string): number {
+  const info = execFileSync('pdfinfo', ['-f', '1', '-l', '1', path], { encoding: 'utf8' });
+  return Number(/^Page\s+1 rot:\s+(\d+)/m.exec(info)?.[1]);
+}
 
 function pdfPages(path: string): number {
   return Number(execFileSync('qpdf', ['--show-npages', path], { encoding: 'utf8' }).trim());
