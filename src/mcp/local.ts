@@ -115,13 +115,20 @@ export async function localTools(roots: Roots): Promise<Tool[]> {
         .describe('Folder for the outputs (made if missing), inside an allowed folder.'),
     }),
     async run(given, signal) {
+      const recipe = await recipeOf(roots, given.recipe);
       const args = withRecipe(
         { ...given, options: given.options as Record<string, unknown> | undefined },
-        await recipeOf(roots, given.recipe),
+        recipe,
       );
       if ((args.path === undefined) === (args.paths === undefined))
         throw new FileconvError('INVALID_REQUEST', 'Give either path (one file) or paths (files to merge).');
       const merge = args.paths !== undefined;
+      // As over HTTP: a recipe says whether it merges, and one checked for one file is not run on several.
+      if (merge && recipe && !recipe.merge)
+        throw new FileconvError(
+          'INVALID_REQUEST',
+          `The recipe ${recipe.name} converts one file at a time: give path, or use a recipe with "merge": true for paths.`,
+        );
       const { from, to } = await fromAndTo({
         ...args,
         to: args.to ?? (merge && args.conversion === undefined ? 'pdf' : undefined),

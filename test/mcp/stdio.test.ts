@@ -193,6 +193,7 @@ describe('fileconv mcp over stdio', () => {
         tool('convert', { path: 'scans/c.pdf', recipe: 'recipes/none.json' }),
         tool('convert', { path: 'scans/c.pdf', recipe: join(outside, 'secret.csv') }),
         tool('convert', { path: 'scans/c.pdf', to: 'png', recipe: 'recipes/last-turned.json' }),
+        tool('convert', { paths: ['scans/c.pdf', 'scans/c.pdf'], recipe: 'recipes/last-turned.json' }),
       ]);
       expect(refusals.map((r) => [r.body.error.code, r.body.error.option])).toEqual([
         ['INVALID_REQUEST', 'rotate'],
@@ -200,9 +201,11 @@ describe('fileconv mcp over stdio', () => {
         ['FILE_NOT_FOUND', undefined],
         ['PATH_NOT_ALLOWED', undefined],
         ['INVALID_REQUEST', undefined],
+        ['INVALID_REQUEST', undefined],
       ]);
       expect(refusals[0]!.body.error.message).toBe('recipe option rotate must be one of 90, 180, 270');
       expect(refusals[2]!.body.error.message).toBe('recipe: recipes/none.json does not exist.');
+      expect(refusals[5]!.body.error.message).toMatch(/^The recipe last-turned converts one file at a time/);
     },
   );
 
