@@ -7,11 +7,9 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { generateApiKey, hashSecret, keyPrefix } from '../../src/identity/keys.js';
-import { openDataDirRecords } from '../../src/store/sqlite-records.js';
 import { gradientPng, textPdf } from '../converters/_image-samples.js';
 import { pageSizes, pageText, pdfPages } from '../helpers/merge-inputs.js';
-import { removeDir, startTestServer, type TestServer } from '../server/helpers.js';
+import { addApiKey, removeDir, startTestServer, type TestServer } from '../server/helpers.js';
 
 const BIN = fileURLToPath(new URL('../../bin/fileconv', import.meta.url));
 
@@ -223,15 +221,7 @@ describe('fileconv run --server', () => {
   let key = '';
   beforeAll(async () => {
     server = await startTestServer();
-    key = generateApiKey();
-    const records = openDataDirRecords(server.dataDir);
-    await records.keys.createKey({
-      id: 'key_run',
-      hash: hashSecret(key),
-      prefix: keyPrefix(key),
-      createdAt: Date.now(),
-    });
-    await records.close();
+    key = await addApiKey(server.dataDir);
   }, 120_000);
   afterAll(async () => {
     await server?.stop();

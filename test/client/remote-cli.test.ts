@@ -4,10 +4,8 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { generateApiKey, hashSecret, keyPrefix } from '../../src/identity/keys.js';
 import { listCatalog } from '../../src/plan/index.js';
-import { openDataDirRecords } from '../../src/store/sqlite-records.js';
-import { ROOT, removeDir, startTestServer, type TestServer, tempDir } from '../server/helpers.js';
+import { addApiKey, ROOT, removeDir, startTestServer, type TestServer, tempDir } from '../server/helpers.js';
 
 const BIN = join(ROOT, 'bin', 'fileconv');
 const FIXTURES = join(ROOT, 'test', 'fixtures', 'detect');
@@ -19,15 +17,7 @@ const dirs: string[] = [];
 beforeAll(async () => {
   server = await startTestServer();
   // As `fileconv keys create` makes one, on the server's own database.
-  key = generateApiKey();
-  const records = openDataDirRecords(server.dataDir);
-  await records.keys.createKey({
-    id: 'key_remote',
-    hash: hashSecret(key),
-    prefix: keyPrefix(key),
-    createdAt: Date.now(),
-  });
-  await records.close();
+  key = await addApiKey(server.dataDir);
 });
 
 afterAll(async () => {

@@ -3,29 +3,14 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConverters } from '../../src/engine/registry.js';
-import { generateApiKey, hashSecret, keyPrefix } from '../../src/identity/keys.js';
+import { generateApiKey } from '../../src/identity/keys.js';
 import { declaredOptions } from '../../src/plan/options.js';
-import { openDataDirRecords } from '../../src/store/sqlite-records.js';
-import { removeDir, startTestServer, type TestServer } from '../server/helpers.js';
+import { addApiKey, removeDir, startTestServer, type TestServer } from '../server/helpers.js';
 import { call, type ToolAnswer } from './helpers.js';
 
 let server: TestServer;
 let key: string;
 const clients: Client[] = [];
-
-/** Adds a key straight to the server's database, as `fileconv keys create` does. */
-async function addKey(dataDir: string): Promise<string> {
-  const secret = generateApiKey();
-  const records = openDataDirRecords(dataDir);
-  await records.keys.createKey({
-    id: `key_${hashSecret(secret).slice(0, 12)}`,
-    hash: hashSecret(secret),
-    prefix: keyPrefix(secret),
-    createdAt: Date.now(),
-  });
-  await records.close();
-  return secret;
-}
 
 async function connect(authorization?: string): Promise<Client> {
   const headers: Record<string, string> = authorization ? { authorization } : {};
@@ -41,7 +26,7 @@ async function connect(authorization?: string): Promise<Client> {
 beforeAll(async () => {
   // A key may check two files a day: the third is refused.
   server = await startTestServer({ quotaKey: 'conversions=10,voice=1,file_checks=2' });
-  key = await addKey(server.dataDir);
+  key = await addApiKey(server.dataDir);
 }, 60_000);
 
 afterAll(async () => {

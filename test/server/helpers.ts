@@ -4,9 +4,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { request } from 'undici';
+import { generateApiKey, hashSecret, keyPrefix } from '../../src/identity/keys.js';
 import { type RawServeOptions, resolveServeConfig } from '../../src/server/config.js';
 import { publicUrlIntake } from '../../src/server/http/url-intake.js';
 import { type RunningServer, type StartOptions, startServer } from '../../src/server/server.js';
+import { openDataDirRecords } from '../../src/store/sqlite-records.js';
 
 export const ROOT = join(import.meta.dirname, '..', '..');
 
@@ -341,4 +343,18 @@ export async function downloadArtifact(
   const path = join(dir, file);
   writeFileSync(path, Buffer.from(await body.body.arrayBuffer()));
   return path;
+}
+
+/** Adds an API key straight to a SQLite server's database, as `fileconv keys create` does; returns its secret. */
+export async function addApiKey(dataDir: string): Promise<string> {
+  const secret = generateApiKey();
+  const records = openDataDirRecords(dataDir);
+  await records.keys.createKey({
+    id: `key_${hashSecret(secret).slice(0, 12)}`,
+    hash: hashSecret(secret),
+    prefix: keyPrefix(secret),
+    createdAt: Date.now(),
+  });
+  await records.close();
+  return secret;
 }

@@ -4,12 +4,10 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { generateApiKey, hashSecret, keyPrefix } from '../../src/identity/keys.js';
-import { openDataDirRecords } from '../../src/store/sqlite-records.js';
 import { sizedPagesPdf } from '../converters/_image-samples.js';
 import { pageText, pdfPages } from '../helpers/merge-inputs.js';
 import { call as callTool } from '../mcp/helpers.js';
-import { removeDir, startTestServer, type TestServer, tempDir } from './helpers.js';
+import { addApiKey, removeDir, startTestServer, type TestServer, tempDir } from './helpers.js';
 import { call, pageRotations, recipeSuite } from './recipe-suite.js';
 
 recipeSuite('sqlite-disk');
@@ -26,15 +24,7 @@ describe('MCP over HTTP: convert with a recipe', () => {
     three = await sizedPagesPdf(dir, [200, 300, 400], 'three.pdf');
     server = await startTestServer();
     // A key, added as `fileconv keys create` does: /mcp takes no call without one.
-    key = generateApiKey();
-    const records = openDataDirRecords(server.dataDir);
-    await records.keys.createKey({
-      id: 'key_recipes',
-      hash: hashSecret(key),
-      prefix: keyPrefix(key),
-      createdAt: Date.now(),
-    });
-    await records.close();
+    key = await addApiKey(server.dataDir);
   }, 60_000);
   afterAll(async () => {
     for (const c of clients) await c.close().catch(() => {});
