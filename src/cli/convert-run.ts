@@ -3,7 +3,6 @@ import { tmpdir } from 'node:os';
 import { basename, join, relative } from 'node:path';
 import ora, { type Ora } from 'ora';
 import { convertFile, mergeFiles } from '../core/convert-file.js';
-import { readStampPictureUrl } from '../core/stamp-picture.js';
 import { batchExitCode, EXIT, exitCodeOf } from '../errors/exit-codes.js';
 import { FileconvError } from '../errors/index.js';
 import { extensionOf, resolveFormat } from '../formats/index.js';
@@ -11,91 +10,28 @@ import { shownText } from '../intake/untrusted-text.js';
 import { fetchToFile } from '../intake/url.js';
 import { mapLimit } from '../run/concurrency.js';
 import type { Progress } from '../run/types.js';
+import { type ConvertFlags, type ConvertSetup, commandLineOptions } from './convert-flags.js';
 import {
   type ConvertLine,
   errorBody,
   interruptSignal,
   isUrl,
   outputBaseName,
-  parseOptionPairs,
   resolveTarget,
   sparingInput,
   UsageError,
 } from './convert-io.js';
 import { mergeCommandLine, mergeTarget } from './convert-merge.js';
 import { openStdio, type Stdio } from './convert-stdio.js';
-import { type RemoteFlags, type Runner, remoteClient, remoteOf, remoteRunner } from './remote.js';
+import { type Runner, remoteClient, remoteOf, remoteRunner } from './remote.js';
+
+export type { ConvertFlags, ConvertSetup, OperationFlags } from './convert-flags.js';
 
 /**
  * The convert command's run, from its flags to its exit code: `fileconv convert` and `fileconv
  * run` (a recipe's target and options, src/cli/run.ts) both go through it, so both write the same
  * outputs, print the same lines and exit with the same codes.
  */
-
-/** Flags that are options by another name: `--pages 2-5` is `-O pages=2-5`. */
-export interface OperationFlags {
-  pages?: string;
-  rotate?: string;
-  compress?: string | true;
-  ocr?: boolean;
-  lang?: string;
-  password?: string;
-  paper?: string;
-  landscape?: boolean;
-  margin?: string;
-  stampImage?: string;
-}
-
-export interface ConvertFlags extends OperationFlags, RemoteFlags {
-  to?: string;
-  output?: string;
-  option: string[];
-  from?: string;
-  json?: boolean;
-  concurrency: string;
-  merge?: boolean;
-}
-
-/** What another command sets up around a convert: options under the command line's, its name in messages. */
-export interface ConvertSetup {
-  /** The command that runs, as messages name it (`convert`). */
-  command: string;
-  /** Options the command line's own add to or override (a recipe's). */
-  options?: Readonly<Record<string, unknown>>;
-}
-
-/** The operation flags given, as the options they stand for (checked with every other option). */
-function operationOptions(flags: OperationFlags): Record<string, string> {
-  const out: Record<string, string> = {};
-  if (flags.pages !== undefined) out.pages = flags.pages;
-  if (flags.rotate !== undefined) out.rotate = flags.rotate;
-  // `--compress` alone is what people mean before mailing a PDF: pictures at 150 dpi.
-  if (flags.compress !== undefined) out.compress = flags.compress === true ? 'ebook' : flags.compress;
-  if (flags.ocr) out.ocr = 'true';
-  if (flags.lang !== undefined) out.lang = flags.lang;
-  if (flags.password !== undefined) out.password = flags.password;
-  if (flags.paper !== undefined) out.paper = flags.paper;
-  if (flags.landscape) out.landscape = 'true';
-  if (flags.margin !== undefined) out.margin = flags.margin;
-  return out;
-}
-
-/**
- * Every option of the run: the setup's (a recipe's), then over them the flags', `-O` pairs, and the
- * stamp picture read from its file.
- */
-async function commandLineOptions(
-  flags: ConvertFlags,
-  setup: ConvertSetup,
-): Promise<Record<string, unknown>> {
-  const options: Record<string, unknown> = {
-    ...setup.options,
-    ...operationOptions(flags),
-    ...parseOptionPairs(flags.option),
-  };
-  if (flags.stampImage !== undefined) options.stamp_image = await readStampPictureUrl(flags.stampImage);
-  return options;
-}
 
 /** This machine's engines. */
 const LOCAL: Runner = { convertFile, mergeFiles };
