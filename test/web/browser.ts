@@ -76,3 +76,14 @@ export async function scanPdf(dir: string): Promise<string> {
   const { files } = await runConversion({ input: png, from: 'png', to: 'pdf', outDir: dir });
   return files[0]!.path;
 }
+
+/**
+ * What a result link downloads, fetched as a script would. Playwright's request context reuses a
+ * kept-alive socket without heeding the server's `Keep-Alive: timeout=`, so on a loaded machine it
+ * can send on a socket the server is just closing and read ECONNRESET; undici's fetch (Node's)
+ * retires the socket before the server's timeout.
+ */
+export async function downloadHref(href: string): Promise<{ status: number; body: Buffer }> {
+  const response = await fetch(href);
+  return { status: response.status, body: Buffer.from(await response.arrayBuffer()) };
+}

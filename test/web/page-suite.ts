@@ -5,63 +5,33 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Browser, FileChooser, Request } from 'playwright-core';
+import type { FileChooser, Request } from 'playwright-core';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { closeOfficePool } from '../../converters/libreoffice/pool.js';
 import { detect } from '../../src/detect/index.js';
 import { reportPdf } from '../helpers/layout-pdf.js';
-import {
-  SETUP_TITLES,
-  type Setup,
-  type SetupName,
-  setupMissing,
-  startSetup,
-  storeBlind,
-} from '../support/setups.js';
-import {
-  DESKTOP,
-  launchBrowser,
-  PHONE,
-  pageHarness,
-  SCREENSHOT_DIR,
-  scanPdf,
-  screenshotPath,
-} from './browser.js';
+import { SETUP_TITLES, type SetupName, setupMissing } from '../support/setups.js';
+import { DESKTOP, downloadHref, PHONE, SCREENSHOT_DIR, scanPdf } from './browser.js';
 import { type RunningServer, startServer } from './server.js';
+import { webSuite } from './suite-kit.js';
 
 export function webPageSuite(setupName: SetupName): void {
   const missing = setupMissing(setupName);
   describe.skipIf(missing)(`web page on ${missing ?? SETUP_TITLES[setupName]}`, () => {
-    let setup: Setup;
-    // Each setup keeps its own screenshots, so the two files never write over each other's.
-    const shot = (name: string) =>
-      screenshotPath(setupName === 'sqlite-disk' ? name : `${name}-${setupName}`);
-    let server: RunningServer;
-    let browser: Browser;
-    let scratch: string;
+    const web = webSuite(setupName, 'fileconv-web-');
+    const { shot, harness, itStoreBlind } = web;
     let png: Buffer;
-
-    const harness = pageHarness(
-      () => browser,
-      () => server.url,
-    );
     const openPage = harness.open;
-    const itStoreBlind = storeBlind(setupName);
     const finish = harness.finish;
 
     async function targetFor(source: string): Promise<string> {
-      const response = await fetch(`${server.url}/api/public/conversions`);
+      const response = await fetch(`${web.server.url}/api/public/conversions`);
       const { conversions } = (await response.json()) as { conversions: Array<{ from: string; to: string }> };
       const targets = conversions.filter((c) => c.from === source).map((c) => c.to);
       return targets.includes('jpg') ? 'jpg' : targets[0]!;
     }
 
     beforeAll(async () => {
-      scratch = await mkdtemp(join(tmpdir(), 'fileconv-web-'));
-      setup = await startSetup(setupName);
-      server = await startServer(join(scratch, 'data'), await setup.stores());
-      browser = await launchBrowser();
       // A small picture made here, at test time, by libvips.
       png = await sharp({
         create: { width: 96, height: 64, channels: 3, background: { r: 30, g: 120, b: 200 } },
@@ -69,14 +39,6 @@ export function webPageSuite(setupName: SetupName): void {
         .png()
         .toBuffer();
       console.log(`web screenshots: ${SCREENSHOT_DIR}`);
-    });
-
-    afterAll(async () => {
-      await browser?.close();
-      await server?.stop();
-      await closeOfficePool();
-      await setup?.stop();
-      if (scratch) await rm(scratch, { recursive: true, force: true });
     });
 
     describe('web page on the real server', () => {
@@ -97,10 +59,10 @@ export function webPageSuite(setupName: SetupName): void {
         await page.screenshot({ path: shot('web-desktop-converted'), fullPage: true });
 
         const href = (await link.getAttribute('href'))!;
-        const download = await page.request.get(href);
-        expect(download.status()).toBe(200);
-        const out = join(scratch, `download.${target}`);
-        await writeFile(out, await download.body());
+        const download = await downloadHref(href);
+        expect(download.status).toBe(200);
+        const out = join(web.scratch, `download.${target}`);
+        await writeFile(out, download.body);
         expect((await detect(out)).detected).toBe(target);
 
         // The recent list lives on the device: after a reload it is read back with the stored owner token.
@@ -115,7 +77,7 @@ export function webPageSuite(setupName: SetupName): void {
       });
 
       itStoreBlind('shows next to the download what a PDF to Word conversion kept', async () => {
-        const pdf = await readFile(await reportPdf(scratch));
+        const pdf = await readFile(await reportPdf(web.scratch));
         const page = await openPage();
         await page.setInputFiles('#file-input', {
           name: 'report.pdf',
@@ -165,9 +127,9 @@ export function webPageSuite(setupName: SetupName): void {
           await page.click('#convert-button');
           const link = page.locator('[data-artifact] a').first();
           await link.waitFor({ timeout: 90_000 });
-          const download = await page.request.get((await link.getAttribute('href'))!);
-          const out = join(scratch, 'from-more.bmp');
-          await writeFile(out, await download.body());
+          const download = await downloadHref((await link.getAttribute('href'))!);
+          const out = join(web.scratch, 'from-more.bmp');
+          await writeFile(out, download.body);
           expect((await detect(out)).detected).toBe('bmp');
           await finish(page);
         },
@@ -201,7 +163,7 @@ export function webPageSuite(setupName: SetupName): void {
         // Listening before the page loads: file-chooser interception is switched on asynchronously,
         // and a listener added just before the key press can miss the chooser it opens.
         let chooser!: Promise<FileChooser>;
-        const page = await openPage(DESKTOP, 'light', server.url, (p) => {
+        const page = await openPage(DESKTOP, 'light', web.server.url, (p) => {
           chooser = p.waitForEvent('filechooser', { timeout: 90_000 });
           chooser.catch(() => undefined); // awaited below; this only keeps an early failure quiet
         });
@@ -277,8 +239,8 @@ export function webPageSuite(setupName: SetupName): void {
           const link = page.locator('[data-artifact] a').first();
           await link.waitFor({ timeout: 90_000 });
           expect(await page.getAttribute('#result-panel', 'data-status')).toBe('succeeded');
-          const download = await page.request.get((await link.getAttribute('href'))!);
-          expect(await download.text()).toMatch(/INVOICE\s*42/);
+          const download = await downloadHref((await link.getAttribute('href'))!);
+          expect(download.body.toString('utf8')).toMatch(/INVOICE\s*42/);
           await finish(page);
         } finally {
           await rm(dir, { recursive: true, force: true });
@@ -328,9 +290,9 @@ export function webPageSuite(setupName: SetupName): void {
       let tight: RunningServer;
       beforeAll(async () => {
         // One file check a day for anonymous callers: the second check is refused with 429.
-        tight = await startServer(join(scratch, 'data-quota'), {
+        tight = await startServer(join(web.scratch, 'data-quota'), {
           quotaAnon: 'file_checks=1',
-          ...(await setup.stores()),
+          ...(await web.setup.stores()),
         });
       });
       afterAll(async () => {

@@ -2,22 +2,14 @@
 // recipe saved from the page is kept by the server's store, so the round trip runs on every setup;
 // a refused save never reaches the store (storeBlind). Outputs are checked with poppler and qpdf.
 import { spawnSync } from 'node:child_process';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { textPdf } from '../converters/_image-samples.js';
-import {
-  SETUP_TITLES,
-  type Setup,
-  type SetupName,
-  setupMissing,
-  startSetup,
-  storeBlind,
-} from '../support/setups.js';
-import { launchBrowser, PHONE, pageHarness, screenshotPath } from './browser.js';
-import { type RunningServer, startServer } from './server.js';
+import { SETUP_TITLES, type SetupName, setupMissing } from '../support/setups.js';
+import { downloadHref, PHONE } from './browser.js';
+import { webSuite } from './suite-kit.js';
 
 /**
  * Keeps the body of each convert request in the page: Chromium does not hand a Blob body to
@@ -55,32 +47,12 @@ export function webRecipesSuite(setupName: SetupName): void {
     `web page recipes on ${missing ?? SETUP_TITLES[setupName]}`,
     { timeout: 240_000 },
     () => {
-      let setup: Setup;
-      let server: RunningServer;
-      let browser: Browser;
-      let scratch: string;
+      const web = webSuite(setupName, 'fileconv-web-recipes-');
+      const { shot, harness, itStoreBlind } = web;
       let pdf: Buffer;
-      const shot = (name: string) =>
-        screenshotPath(setupName === 'sqlite-disk' ? name : `${name}-${setupName}`);
-      const harness = pageHarness(
-        () => browser,
-        () => server.url,
-      );
-      const itStoreBlind = storeBlind(setupName);
 
       beforeAll(async () => {
-        scratch = await mkdtemp(join(tmpdir(), 'fileconv-web-recipes-'));
-        setup = await startSetup(setupName);
-        server = await startServer(join(scratch, 'data'), await setup.stores());
-        browser = await launchBrowser();
-        pdf = await readFile(await textPdf(scratch, ['Alpha page one', 'Bravo page two'], 'two.pdf'));
-      });
-
-      afterAll(async () => {
-        await browser?.close();
-        await server?.stop();
-        await setup?.stop();
-        if (scratch) await rm(scratch, { recursive: true, force: true });
+        pdf = await readFile(await textPdf(web.scratch, ['Alpha page one', 'Bravo page two'], 'two.pdf'));
       });
 
       /** Chooses the two-page PDF and its target pdf (an operation: behind "More formats"). */
@@ -157,9 +129,9 @@ export function webRecipesSuite(setupName: SetupName): void {
         });
         const link = page.locator('[data-artifact="pdf"] a').first();
         await link.waitFor({ timeout: 120_000 });
-        const download = await page.request.get((await link.getAttribute('href'))!);
-        const out = join(scratch, 'turned.pdf');
-        await writeFile(out, await download.body());
+        const download = await downloadHref((await link.getAttribute('href'))!);
+        const out = join(web.scratch, 'turned.pdf');
+        await writeFile(out, download.body);
         expect(spawnSync('qpdf', ['--requires-password', out]).status).toBe(0);
         expect(spawnSync('qpdf', ['--password=sesame', '--check', out]).status).toBe(0);
         expect(pageRotation(out, 'sesame')).toBe(90);
@@ -188,7 +160,7 @@ export function webRecipesSuite(setupName: SetupName): void {
         // The pressed button is gone: the focus lands on the form, not on the page's top.
         await expect.poll(() => page.evaluate(() => document.activeElement?.id)).toBe('recipe-name');
         const owner = await page.evaluate(() => localStorage.getItem('fileconv.ownerToken'));
-        const listed = await fetch(`${server.url}/api/public/recipes`, {
+        const listed = await fetch(`${web.server.url}/api/public/recipes`, {
           headers: { 'X-Owner-Token': owner! },
         });
         expect(await listed.json()).toEqual({ recipes: [] });

@@ -2,28 +2,18 @@
 // real `fileconv serve`, on SQLite + disk, and what reaches the stores again on PostgreSQL + S3
 // (storeBlind). Outputs are checked with poppler and qpdf, the page's own ZIP with yauzl.
 import { spawnSync } from 'node:child_process';
-import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import sharp from 'sharp';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { closeBrowserPool } from '../../converters/chromium/pool.js';
-import { closeOfficePool } from '../../converters/libreoffice/pool.js';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { runConversion } from '../../src/run/runner.js';
 import { textPdf } from '../converters/_image-samples.js';
 import { pdfPages } from '../converters/_web-pages.js';
 import { pdfPageCount, pdfText, zipEntries } from '../helpers/office.js';
-import {
-  SETUP_TITLES,
-  type Setup,
-  type SetupName,
-  setupMissing,
-  startSetup,
-  storeBlind,
-} from '../support/setups.js';
-import { launchBrowser, PHONE, pageHarness, scanPdf, screenshotPath } from './browser.js';
-import { type RunningServer, startServer } from './server.js';
+import { SETUP_TITLES, type SetupName, setupMissing } from '../support/setups.js';
+import { downloadHref, PHONE, scanPdf } from './browser.js';
+import { webSuite } from './suite-kit.js';
 
 /** qpdf's verdict: 0 sound, 2 errors, 3 warnings. */
 function qpdfCheck(path: string, password?: string): number | null {
@@ -42,47 +32,25 @@ export async function webToolsSuite(setupName: SetupName): Promise<void> {
     `web page tools on ${missing ?? SETUP_TITLES[setupName]}`,
     { timeout: 300_000 },
     () => {
-      let setup: Setup;
-      let server: RunningServer;
-      let browser: Browser;
-      let scratch: string;
+      const web = webSuite(setupName, 'fileconv-web-tools-');
+      const { shot, harness, itStoreBlind } = web;
       let threePages: string;
-      const shot = (name: string) =>
-        screenshotPath(setupName === 'sqlite-disk' ? name : `${name}-${setupName}`);
-      const harness = pageHarness(
-        () => browser,
-        () => server.url,
-      );
-      const itStoreBlind = storeBlind(setupName);
 
       beforeAll(async () => {
-        scratch = await mkdtemp(join(tmpdir(), 'fileconv-web-tools-'));
-        setup = await startSetup(setupName);
-        server = await startServer(join(scratch, 'data'), await setup.stores());
-        browser = await launchBrowser();
         threePages = await textPdf(
-          scratch,
+          web.scratch,
           ['Alpha page one', 'Bravo page two', 'Charlie page three'],
           'three.pdf',
         );
       });
 
-      afterAll(async () => {
-        await browser?.close();
-        await server?.stop();
-        await closeOfficePool();
-        await closeBrowserPool();
-        await setup?.stop();
-        if (scratch) await rm(scratch, { recursive: true, force: true });
-      });
-
       /** Saves what a link of the result panel downloads. */
       async function fetchLink(page: Page, selector: string, name: string): Promise<string> {
         const href = (await page.locator(selector).first().getAttribute('href'))!;
-        const response = await page.request.get(href);
-        expect(response.status()).toBe(200);
-        const out = join(scratch, name);
-        await writeFile(out, await response.body());
+        const response = await downloadHref(href);
+        expect(response.status).toBe(200);
+        const out = join(web.scratch, name);
+        await writeFile(out, response.body);
         return out;
       }
 
@@ -164,12 +132,12 @@ export async function webToolsSuite(setupName: SetupName): Promise<void> {
 
         const download = page.waitForEvent('download', { timeout: 60_000 });
         await zipButton.click();
-        const saved = join(scratch, 'all.zip');
+        const saved = join(web.scratch, 'all.zip');
         await (await download).saveAs(saved);
         const entries = await zipEntries(saved);
         expect([...entries.keys()]).toEqual(['photo.pdf', 'photo (2).pdf', 'chart.pdf']);
         for (const [name, bytes] of entries) {
-          const out = join(scratch, `entry-${name.replace(/\W/g, '_')}.pdf`);
+          const out = join(web.scratch, `entry-${name.replace(/\W/g, '_')}.pdf`);
           await writeFile(out, bytes);
           expect(qpdfCheck(out), name).toBe(0);
           expect(pdfPageCount(out), name).toBe(1);
@@ -178,7 +146,7 @@ export async function webToolsSuite(setupName: SetupName): Promise<void> {
       });
 
       it('merges the chosen files into one PDF in the order set with the keyboard', async () => {
-        const second = await textPdf(scratch, ['Delta from the second file'], 'second.pdf');
+        const second = await textPdf(web.scratch, ['Delta from the second file'], 'second.pdf');
         const page = await harness.open();
         await page.setInputFiles('#file-input', [
           { name: 'three.pdf', mimeType: 'application/pdf', buffer: await readFile(threePages) },
@@ -230,7 +198,7 @@ export async function webToolsSuite(setupName: SetupName): Promise<void> {
 
       itStoreBlind('makes a scanned PDF searchable with the OCR tool', async () => {
         const page = await harness.open();
-        await choosePdf(page, await scanPdf(scratch), 'scan.pdf');
+        await choosePdf(page, await scanPdf(web.scratch), 'scan.pdf');
         await runTool(page, 'ocr', async (p) => {
           expect(await p.inputValue('#tool-ocr-lang')).toBe('eng');
         });
@@ -332,12 +300,17 @@ export async function webToolsSuite(setupName: SetupName): Promise<void> {
           })
             .png()
             .toBuffer();
-          const html = join(scratch, 'photo.html');
+          const html = join(web.scratch, 'photo.html');
           await writeFile(
             html,
             `<!DOCTYPE html><html><body style="margin:0"><p>Site photo</p><img style="width:100%" src="data:image/png;base64,${photo.toString('base64')}"></body></html>`,
           );
-          const { files } = await runConversion({ input: html, from: 'html', to: 'pdf', outDir: scratch });
+          const { files } = await runConversion({
+            input: html,
+            from: 'html',
+            to: 'pdf',
+            outDir: web.scratch,
+          });
           const heavy = files[0]!.path;
           await choosePdf(page, heavy, 'photo.pdf');
           await runTool(page, 'compress', async (p) => {
@@ -363,7 +336,7 @@ export async function webToolsSuite(setupName: SetupName): Promise<void> {
       it('protects a PDF with a password and unlocks it again; the password stays out of URLs and storage', async () => {
         const password = `Marker-${Date.now().toString(36)}-pw`;
         const urls: string[] = [];
-        const page = await harness.open(PHONE, 'light', server.url, (p) =>
+        const page = await harness.open(PHONE, 'light', web.server.url, (p) =>
           p.on('request', (r) => urls.push(r.url())),
         );
         await choosePdf(page, threePages);
@@ -389,7 +362,7 @@ export async function webToolsSuite(setupName: SetupName): Promise<void> {
         expect(pdfText(open)).toContain('Charlie page three');
 
         // Nowhere a password could linger: the address, the history, the storage, the fields.
-        expect(page.url()).toBe(`${server.url}/`);
+        expect(page.url()).toBe(`${web.server.url}/`);
         expect(urls.filter((u) => u.includes(password))).toEqual([]);
         const stored = await page.evaluate(
           () => JSON.stringify({ ...localStorage }) + JSON.stringify({ ...sessionStorage }),
@@ -415,7 +388,7 @@ export async function webToolsSuite(setupName: SetupName): Promise<void> {
           });
           await expect.poll(() => page.textContent('[data-field="detected"]')).toContain('html');
           await page.check('input[name="conversion"][value="html-pdf"]');
-          const declared = (await (await fetch(`${server.url}/api/public/catalog`)).json()) as {
+          const declared = (await (await fetch(`${web.server.url}/api/public/catalog`)).json()) as {
             keys: Record<string, { options: string[] }>;
           };
           // Every declared option has its field, whatever the list is today.
