@@ -80,6 +80,15 @@ describe('MCP over HTTP: convert with a recipe', () => {
     expect(pdfPages(third)).toBe(1);
     expect(pageText(third, 1)).toMatch(/Page 3/);
 
+    // Both conversions are filed under the token sent with the calls, as the API's are.
+    const recent = await request(`${server.url}/api/public/requests/recent`, {
+      headers: { 'x-owner-token': token },
+    });
+    const listed = ((await recent.body.json()) as { requests: { request_id: string }[] }).requests.map(
+      (r) => r.request_id,
+    );
+    expect(listed).toEqual(expect.arrayContaining([byName.body.request_id, whole.body.request_id]));
+
     const otherTarget = await callTool(client, 'convert', { file, recipe: 'turn-two', to: 'png' });
     expect(otherTarget.isError).toBe(true);
     expect(otherTarget.body.error.code).toBe('INVALID_REQUEST');

@@ -140,7 +140,8 @@ async function httpTools(c: Context<AppEnv>, ctx: ServerContext): Promise<Tool[]
         receivedAt,
         input,
         declared,
-        ownerHash: undefined,
+        // Filed under the caller's X-Owner-Token when one is sent, so it shows in that token's recent list.
+        ownerHash: sentOwnerHash(c),
         metering: meteringOf(c, ctx),
       });
       return { request_id: id, status: 'succeeded', report };
@@ -195,7 +196,8 @@ async function httpTools(c: Context<AppEnv>, ctx: ServerContext): Promise<Tool[]
         receivedAt,
         ...target,
         options: run.options,
-        ownerHash: undefined,
+        // Filed under the caller's X-Owner-Token when one is sent, so it shows in that token's recent list.
+        ownerHash: sentOwnerHash(c),
         metering: meteringOf(c, ctx),
       };
       const many = args.files ?? args.source_urls;
