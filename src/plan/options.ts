@@ -62,12 +62,17 @@ function withOperationFirst(
   const operation = planConversion(plan.from, plan.from, engines, options);
   const step = operation?.steps[0];
   if (!operation || !step || !missing.every((n) => step.options.includes(n))) return plan;
+  return withOperation(plan, operation, [{ ...step, options: missing }, ...plan.steps], missing);
+}
+
+/** A plan with an operation's steps joined to it (`steps`, in their order), honouring `added` too. */
+function withOperation(plan: Plan, operation: Plan, steps: Plan['steps'], added: readonly string[]): Plan {
   return {
     ...plan,
     lossy: plan.lossy || operation.lossy,
     cost: plan.cost + operation.cost,
-    steps: [{ ...step, options: missing }, ...plan.steps],
-    options: [...new Set([...plan.options, ...missing])].sort(),
+    steps,
+    options: [...new Set([...plan.options, ...added])].sort(),
   };
 }
 
@@ -92,13 +97,7 @@ function withOperationsLast(
   // Each added step is given only what was missing: an option the conversion already took
   // (`pages`) is not applied a second time to its output.
   const added = operation.steps.map((s) => ({ ...s, options: s.options.filter((n) => missing.includes(n)) }));
-  return {
-    ...plan,
-    lossy: plan.lossy || operation.lossy,
-    cost: plan.cost + operation.cost,
-    steps: [...plan.steps, ...added],
-    options: [...new Set([...plan.options, ...missing])].sort(),
-  };
+  return withOperation(plan, operation, [...plan.steps, ...added], missing);
 }
 
 /**
