@@ -183,6 +183,18 @@ function optionOf(message: string): { option?: string } {
 }
 
 /**
+ * The target a run names besides its recipe: `to`, else the target of `conversion`, as a format
+ * id where it is one; undefined when it names none. A run naming another target than its recipe's
+ * is refused by each surface in its own words.
+ */
+export function askedTarget(run: { to?: string; conversion?: string }): string | undefined {
+  if (run.to !== undefined) return resolveFormat(run.to)?.id ?? run.to;
+  if (run.conversion === undefined) return undefined;
+  const last = run.conversion.slice(run.conversion.lastIndexOf('-') + 1);
+  return resolveFormat(last)?.id ?? last;
+}
+
+/**
  * A run's options with a recipe: the recipe's, then what the run gives (its passwords, or a value
  * that overrides the recipe's for this run).
  */

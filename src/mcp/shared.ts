@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { type Recipe, recipeOptions, recipeSchema } from '../core/recipes.js';
+import { askedTarget, type Recipe, recipeOptions, recipeSchema } from '../core/recipes.js';
 import { optionsObjectSchema } from '../engine/options.js';
 import { loadConverters } from '../engine/registry.js';
 import { FileconvError } from '../errors/index.js';
@@ -61,7 +61,9 @@ export function withRecipe<T extends { to?: string; conversion?: string; options
   recipe: Recipe | undefined,
 ): T {
   if (!recipe) return args;
-  const asked = args.to !== undefined ? givenFormat(args.to) : args.conversion?.split('-').pop();
+  // An unknown `to` is refused as one, as without a recipe.
+  if (args.to !== undefined) givenFormat(args.to);
+  const asked = askedTarget(args);
   if (asked !== undefined && asked !== recipe.to)
     throw new FileconvError(
       'INVALID_REQUEST',

@@ -1,6 +1,5 @@
-import { type Recipe, recipeOptions } from '../../core/recipes.js';
+import { askedTarget, type Recipe, recipeOptions } from '../../core/recipes.js';
 import { FileconvError } from '../../errors/index.js';
-import { resolveFormat } from '../../formats/index.js';
 import type { RecipeRecord } from '../../store/types.js';
 import type { ServerContext } from '../context.js';
 import type { SavedRecipeView } from './schemas/recipes.js';
@@ -49,14 +48,6 @@ export function checkRecipeInputs(recipe: Recipe, inputs: number): void {
       `The recipe ${recipe.name} converts one file per request, and ${inputs} were sent: send them one by one, or use a recipe with "merge": true to merge them into one ${recipe.to}.`,
       { extra: { field: 'recipe' } },
     );
-}
-
-/** The target a run asks for besides its recipe: meta.to, else the target of meta.conversion. */
-function askedTarget(run: { to?: string; conversion?: string }): string | undefined {
-  if (run.to !== undefined) return resolveFormat(run.to)?.id ?? run.to;
-  if (run.conversion === undefined) return undefined;
-  const last = run.conversion.slice(run.conversion.lastIndexOf('-') + 1);
-  return resolveFormat(last)?.id ?? last;
 }
 
 /**
