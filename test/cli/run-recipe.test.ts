@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { gradientPng, textPdf } from '../converters/_image-samples.js';
-import { pageSizes, pageText, pdfPages } from '../helpers/merge-inputs.js';
+import { pageRotations, pageSizes, pageText, pdfPages } from '../helpers/merge-inputs.js';
 import { addApiKey, removeDir, startTestServer, type TestServer } from '../server/helpers.js';
 
 const BIN = fileURLToPath(new URL('../../bin/fileconv', import.meta.url));
@@ -30,12 +30,6 @@ function jsonLines(stdout: string): Record<string, any>[] {
     .split('\n')
     .filter(Boolean)
     .map((l) => JSON.parse(l));
-}
-
-/** Each page's rotation, as pdfinfo reads it. */
-function rotations(pdf: string): number[] {
-  const info = execFileSync('pdfinfo', ['-f', '1', '-l', String(pdfPages(pdf)), pdf], { encoding: 'utf8' });
-  return [...info.matchAll(/^Page\s+\d+ rot:\s+(\d+)/gm)].map((m) => Number(m[1]));
 }
 
 /** qpdf's answer whether a PDF cannot be opened without a password (exit 0: it needs one). */
@@ -94,7 +88,7 @@ describe('fileconv run', () => {
       const out = join(dir, 'out', name);
       expect(pdfPages(out)).toBe(1);
       expect(pageText(out, 1)).toContain(words);
-      expect(rotations(out)).toEqual([90]);
+      expect(pageRotations(out)).toEqual([90]);
     }
   }, 120_000);
 
@@ -120,7 +114,7 @@ describe('fileconv run', () => {
     execFileSync('qpdf', ['--password=s3cret', '--decrypt', locked, opened]);
     expect(pdfPages(opened)).toBe(1);
     expect(pageText(opened, 1)).toContain('Alpha two');
-    expect(rotations(opened)).toEqual([180]);
+    expect(pageRotations(opened)).toEqual([180]);
   }, 120_000);
 
   it('merges pictures into one PDF, every page fitted to A4', async () => {
@@ -249,6 +243,6 @@ describe('fileconv run --server', () => {
     expect(jsonLines(r.stdout)).toEqual([{ input: 'bravo.pdf', ok: true, outputs: [out], key: 'pdf-pdf' }]);
     expect(pdfPages(out)).toBe(1);
     expect(pageText(out, 1)).toContain('Bravo two');
-    expect(rotations(out)).toEqual([90]);
+    expect(pageRotations(out)).toEqual([90]);
   }, 180_000);
 });

@@ -197,6 +197,16 @@ export function useMergeSamples(prefix: string): { dir(): string; samples(): Mer
   return { dir: () => dir!, samples: () => samples };
 }
 
+/** Every page's rotation, as pdfinfo reads its /Rotate; `password` opens a protected PDF. */
+export function pageRotations(path: string, password?: string): number[] {
+  const open = password === undefined ? [] : ['-upw', password];
+  const pages = Number(
+    /^Pages:\s+(\d+)/m.exec(execFileSync('pdfinfo', [...open, path], { encoding: 'utf8' }))?.[1],
+  );
+  const info = execFileSync('pdfinfo', [...open, '-f', '1', '-l', String(pages), path], { encoding: 'utf8' });
+  return [...info.matchAll(/^Page\s+\d+ rot:\s+(\d+)/gm)].map((m) => Number(m[1]));
+}
+
 /** Every page's size in points, rounded, as pdfinfo reads them (`[595, 842]` for A4 portrait). */
 export function pageSizes(path: string): [number, number][] {
   const pages = pdfPages(path);

@@ -126,7 +126,8 @@ export interface Answer {
   json: Json;
 }
 
-async function answer(res: Awaited<ReturnType<typeof request>>): Promise<Answer> {
+/** A response read whole: its text, and its JSON when it is JSON. */
+export async function answer(res: Awaited<ReturnType<typeof request>>): Promise<Answer> {
   const text = await res.body.text();
   let json: unknown;
   try {

@@ -1,4 +1,3 @@
-import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { request } from 'undici';
@@ -8,7 +7,7 @@ import { resolveServeConfig } from '../../src/server/config.js';
 import { publicUrlIntake } from '../../src/server/http/url-intake.js';
 import { type RunningServer, startServer } from '../../src/server/server.js';
 import { sizedPagesPdf } from '../converters/_image-samples.js';
-import { pageText, pdfPages } from '../helpers/merge-inputs.js';
+import { pageRotations, pageText, pdfPages } from '../helpers/merge-inputs.js';
 import { closeServer, startOrigin } from '../intake/servers.js';
 import {
   SETUP_TITLES,
@@ -21,6 +20,7 @@ import {
 } from '../support/setups.js';
 import {
   type Answer,
+  answer,
   downloadArtifact,
   filePart,
   type Json,
@@ -31,12 +31,6 @@ import {
   tempDir,
   waitDone,
 } from './helpers.js';
-
-/** Each page's rotation, as pdfinfo reads its /Rotate. */
-export function pageRotations(pdf: string): number[] {
-  const info = execFileSync('pdfinfo', ['-f', '1', '-l', '999', pdf], { encoding: 'utf8' });
-  return [...info.matchAll(/^Page\s+\d+\s+rot:\s+(\d+)/gm)].map((m) => Number(m[1]));
-}
 
 /** A JSON call of the recipe routes. */
 export async function call(
@@ -50,12 +44,7 @@ export async function call(
     headers: body === undefined ? headers : { 'content-type': 'application/json', ...headers },
     body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
   });
-  const text = await res.body.text();
-  let json: Json;
-  try {
-    json = JSON.parse(text);
-  } catch {}
-  return { status: res.statusCode, headers: res.headers, text, json };
+  return answer(res);
 }
 
 /**

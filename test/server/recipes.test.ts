@@ -5,10 +5,10 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sizedPagesPdf } from '../converters/_image-samples.js';
-import { pageText, pdfPages } from '../helpers/merge-inputs.js';
+import { pageRotations, pageText, pdfPages } from '../helpers/merge-inputs.js';
 import { call as callTool } from '../mcp/helpers.js';
 import { addApiKey, removeDir, startTestServer, type TestServer, tempDir } from './helpers.js';
-import { call, pageRotations, recipeSuite } from './recipe-suite.js';
+import { call, recipeSuite } from './recipe-suite.js';
 
 recipeSuite('sqlite-disk');
 

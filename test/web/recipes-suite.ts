@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { textPdf } from '../converters/_image-samples.js';
+import { pageRotations } from '../helpers/merge-inputs.js';
 import { SETUP_TITLES, type SetupName, setupMissing } from '../support/setups.js';
 import { downloadHref, PHONE } from './browser.js';
 import { webSuite } from './suite-kit.js';
@@ -33,12 +34,6 @@ async function lastMeta(page: Page): Promise<unknown> {
   );
   const part = /name="meta"\r\nContent-Type: application\/json\r\n\r\n(.*?)\r\n--/s.exec(body ?? '');
   return JSON.parse(part?.[1] ?? 'null');
-}
-
-/** pdfinfo's "Page rot:" of the first page, opened with the user password. */
-function pageRotation(path: string, password: string): number {
-  const info = spawnSync('pdfinfo', ['-upw', password, path], { encoding: 'utf8' });
-  return Number(/^Page rot:\s+(\d+)/m.exec(info.stdout)?.[1] ?? Number.NaN);
 }
 
 export function webRecipesSuite(setupName: SetupName): void {
@@ -134,7 +129,7 @@ export function webRecipesSuite(setupName: SetupName): void {
         await writeFile(out, download.body);
         expect(spawnSync('qpdf', ['--requires-password', out]).status).toBe(0);
         expect(spawnSync('qpdf', ['--password=sesame', '--check', out]).status).toBe(0);
-        expect(pageRotation(out, 'sesame')).toBe(90);
+        expect(pageRotations(out, 'sesame')[0]).toBe(90);
 
         // No recipe, or another target, goes back to the plain fields; so does deleting the chosen one.
         await page.getByLabel('Recipe', { exact: true }).selectOption('');
