@@ -105,7 +105,9 @@ describe('merging several inputs into one PDF through the API', () => {
     expect(lines.filter((l) => l.startsWith('merge: '))).toHaveLength(1);
     // Every input was deleted once the request ended.
     await expect
-      .poll(() => blobFiles().filter((f) => f.includes(done.request_id) && f.startsWith('inputs')))
+      .poll(() => blobFiles().filter((f) => f.includes(done.request_id) && f.startsWith('inputs')), {
+        timeout: 30_000,
+      })
       .toEqual([]);
   }, 240_000);
 
@@ -168,7 +170,10 @@ describe('merging several inputs into one PDF through the API', () => {
     expect(done.status).toBe('failed');
     expect(done.error.code).toBe('ENCRYPTED_DOCUMENT');
     expect(done.error.message).toMatch(/^Input 2 \(locked\.pdf\): /);
-    expect(blobFiles().filter((f) => f.includes(done.request_id))).toEqual([]);
+    // The inputs are deleted just after the failure is stored (failRequest): waited for, not raced.
+    await expect
+      .poll(() => blobFiles().filter((f) => f.includes(done.request_id)), { timeout: 30_000 })
+      .toEqual([]);
   }, 180_000);
 
   it('fails on a damaged input, naming it', async () => {
