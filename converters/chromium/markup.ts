@@ -12,7 +12,7 @@ import {
   sourceText,
   tooDenseToHighlight,
 } from '../code/highlight.js';
-import { CODE_RUN_STYLESHEET, cutLongCodeBlocks } from './code-blocks.js';
+import { CODE_RUN_STYLESHEET, LONGEST_TAGGED_LISTING, printableCodeBlocks } from './code-blocks.js';
 import { type Site, singlePageSite } from './site.js';
 
 /** pandoc readers of the text formats printed through HTML; plain text needs no reader. */
@@ -20,10 +20,19 @@ export const MARKUP_READERS: Partial<Record<FormatId, string>> = {
   md: 'markdown',
   rst: 'rst',
   org: 'org',
+  mediawiki: 'mediawiki',
+  textile: 'textile',
+  roff: 'man',
+  docbook: 'docbook',
 };
 
 /** Books printed through HTML the same way: pandoc reads the EPUB, pictures and MathML included. */
 export const BOOK_READERS: Partial<Record<FormatId, string>> = { epub: 'epub' };
+
+/** Notebooks print as books do: their cells' outputs (plots) are pictures inside the file. */
+export const NOTEBOOK_READERS: Partial<Record<FormatId, string>> = { ipynb: 'ipynb' };
+
+const INNER_PICTURES = { ...BOOK_READERS, ...NOTEBOOK_READERS };
 
 /**
  * The default look of text printed through HTML: a readable serif body, sans-serif headings,
@@ -59,6 +68,12 @@ header#title-block-header { margin-bottom: 2em; }
 const H1_PAGE_BREAKS =
   'h1 { break-before: page; } body > h1:first-of-type, header + h1 { break-before: auto; }';
 
+function lineCount(text: string): number {
+  let lines = 1;
+  for (let at = text.indexOf('\n'); at >= 0; at = text.indexOf('\n', at + 1)) lines++;
+  return lines;
+}
+
 function escapeHtml(text: string): string {
   return text.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]!);
 }
@@ -83,13 +98,22 @@ export async function markupSite(
   ctx: StepContext,
 ): Promise<Site> {
   const page = join(ctx.workDir, 'page.html');
-  const book = BOOK_READERS[from];
+  const book = INNER_PICTURES[from];
   // Source code is printed as one highlighted block: a Markdown document holding it as a fence.
   // Minified code (lines of thousands of characters) is printed as plain text, which wraps fast.
   let code = CODE_LANGUAGES[from] !== undefined;
-  if (code && tooDenseToHighlight(await sourceText(input, from))) {
-    ctx.log('printed without highlighting: the source has lines of thousands of characters (minified code)');
-    code = false;
+  let tagged = true;
+  if (code) {
+    const text = await sourceText(input, from);
+    if (tooDenseToHighlight(text)) {
+      ctx.log(
+        'printed without highlighting: the source has lines of thousands of characters (minified code)',
+      );
+      code = false;
+    } else if (lineCount(text) > LONGEST_TAGGED_LISTING) {
+      ctx.log(`printed without a structure tree: a listing of over ${LONGEST_TAGGED_LISTING} lines`);
+      tagged = false;
+    }
   }
   const reader = code ? 'markdown' : (MARKUP_READERS[from] ?? book);
   let source = input;
@@ -119,11 +143,11 @@ export async function markupSite(
       throw e;
     }
     const written = await readFile(page, 'utf8');
-    let html = cutLongCodeBlocks(written);
+    let html = printableCodeBlocks(written);
     if (book) html = html.replace(/<\/head>/i, '<link rel="stylesheet" href="style.css">\n</head>');
     if (html !== written) await writeFile(page, html);
   }
-  const site = await singlePageSite(page, ctx.workDir);
+  const site = { ...(await singlePageSite(page, ctx.workDir)), tagged };
   const css = PRINT_STYLESHEET + CODE_RUN_STYLESHEET + (options.break_before_h1 ? H1_PAGE_BREAKS : '');
   await writeFile(join(site.root, 'style.css'), css);
   return site;

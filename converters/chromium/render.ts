@@ -261,7 +261,11 @@ export async function renderSite(
         if (options.wait_ms) await page.waitForTimeout(Math.min(options.wait_ms, left()));
         ctx.progress(0.6);
         if (image) await screenshot(page, to, output, options);
-        else await writeResult(output, await page.pdf(pdfOptions(options)));
+        else
+          await writeResult(
+            output,
+            await page.pdf({ ...pdfOptions(options), tagged: site.tagged !== false }),
+          );
       } catch (e) {
         if (pageCrashed) throw crashed();
         if (options.wait_for && /waitForSelector/.test((e as Error).message)) {

@@ -11,6 +11,8 @@ export interface Site {
   root: string;
   /** Path of the page relative to root, with forward slashes. */
   entry: string;
+  /** Whether its PDF carries a structure tree (a tagged PDF, the default). */
+  tagged?: boolean;
 }
 
 /** A ZIP of a web page may unpack to at most this many files and bytes (ZIP bombs). */

@@ -2,7 +2,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
-import { cutLongCodeBlocks } from '../../converters/chromium/code-blocks.js';
+import { printableCodeBlocks } from '../../converters/chromium/code-blocks.js';
 import code from '../../converters/code.js';
 import pandocChromium from '../../converters/pandoc-chromium.js';
 import { findBinary } from '../../src/run/binary.js';
@@ -63,6 +63,42 @@ describe('code converter', () => {
     expect(readFileSync(docker.files[0]!, 'utf8')).toMatch(/<span class="kw">FROM<\/span>/);
   });
 
+  it.skipIf(!pandoc)(
+    'highlights C#, Kotlin, Swift, R, PowerShell, Haskell and a diff by their grammars',
+    async () => {
+      const documents = join(import.meta.dirname, '../fixtures/detect/documents');
+      for (const [from, name, language, keyword] of [
+        ['cs', 'Program.cs', 'cs', 'using'],
+        ['kt', 'Main.kt', 'kotlin', 'fun'],
+        ['swift', 'Inventory.swift', 'swift', 'struct'],
+        ['r', 'analysis.R', 'r', 'function'],
+        ['ps1', 'deploy.ps1', 'powershell', 'function'],
+        ['hs', 'Main.hs', 'haskell', 'import'],
+      ] as const) {
+        const html = readFileSync(
+          (await runStep(code, from, 'html', join(documents, name))).files[0]!,
+          'utf8',
+        );
+        expect(html, from).toContain(`class="sourceCode ${language}`);
+        expect(html, from).toMatch(new RegExp(`<span class="(kw|cf|im)">${keyword}</span>`));
+      }
+      const diff = readFileSync(
+        (await runStep(code, 'diff', 'html', join(documents, 'fix.diff'))).files[0]!,
+        'utf8',
+      );
+      // Removed and added lines are coloured apart.
+      expect(diff).toMatch(/<span class="st">-/);
+      expect(diff).toMatch(/<span class="va">\+/);
+      // No grammar for batch files: numbered lines, no colours.
+      const bat = readFileSync(
+        (await runStep(code, 'bat', 'html', join(documents, 'build.bat'))).files[0]!,
+        'utf8',
+      );
+      expect(bat).toMatch(/<span id="cb1-1">.*@echo off/);
+      expect(bat).not.toMatch(/<span class="kw">/);
+    },
+  );
+
   it.skipIf(!pandoc || !chromium || !pdftotext)(
     'prints source code to a PDF whose text is the code, line by line',
     async () => {
@@ -71,6 +107,8 @@ describe('code converter', () => {
       expect(stdout).toContain('def greet(name: str) -> str:');
       expect(stdout).toContain('print(greet(sys.argv[1]))');
       expect(stdout).toMatch(/^\s*1\s+import sys/m);
+      const info = await execa(findBinary(['pdfinfo'])!, [files[0]!]);
+      expect(info.stdout).toMatch(/^Tagged:\s+yes/m);
     },
     120_000,
   );
@@ -82,7 +120,7 @@ describe('code converter', () => {
       const script = ['cat <<EOF', ...Array.from({ length: 398 }, (_, i) => `line ${i + 2} "quoted`), 'EOF'];
       const { files } = await runStep(code, 'sh', 'html', source('long.sh', `${script.join('\n')}\n`));
       const whole = readFileSync(files[0]!, 'utf8');
-      const cut = cutLongCodeBlocks(whole, 150);
+      const cut = printableCodeBlocks(whole, 150);
       const codes = [...cut.matchAll(/<code class="sourceCode bash" style="([^"]*)">([\s\S]*?)<\/code>/g)];
       expect(codes.map((c) => c[1])).toEqual([0, 150, 300].map((n) => `counter-reset: source-line ${n};`));
       expect(codes.map((c) => c[2]!.split('\n').length)).toEqual([150, 150, 100]);
@@ -93,8 +131,12 @@ describe('code converter', () => {
       const block = (html: string) => /<body>([\s\S]*)<\/body>/.exec(html)![1]!;
       expect(text(block(cut))).toBe(text(block(whole)));
       expect(cut.match(/id="cb1"/g)).toHaveLength(1);
-      // A block within the limit is left as pandoc wrote it.
-      expect(cutLongCodeBlocks(whole, 400)).toBe(whole);
+      // Every line keeps its id and number box, without its link to itself.
+      expect(whole.match(/<a href="#cb1-\d+"><\/a>/g)).toHaveLength(400);
+      expect(cut).not.toContain('<a href="#cb1-');
+      expect(cut.match(/<span id="cb1-\d+"><a><\/a>/g)).toHaveLength(400);
+      // A block within the limit is left as pandoc wrote it but for those links.
+      expect(printableCodeBlocks(whole, 400)).toBe(whole.replace(/<a href="#cb1-\d+"><\/a>/g, '<a></a>'));
     },
   );
 
@@ -106,6 +148,11 @@ describe('code converter', () => {
       const { stdout } = await execa(pdftotext!, ['-layout', files[0]!, '-']);
       for (const n of [1, 150, 151, 1500, 3000])
         expect(stdout).toMatch(new RegExp(`^\\s*${n}\\s+echo "line ${n}"`, 'm'));
+      // A line number on paper links nowhere: no link annotation per line. A listing this long
+      // prints without a structure tree of one element per word.
+      expect(readFileSync(files[0]!).includes('/Link')).toBe(false);
+      const info = await execa(findBinary(['pdfinfo'])!, [files[0]!]);
+      expect(info.stdout).toMatch(/^Tagged:\s+no/m);
     },
     180_000,
   );
