@@ -5,7 +5,7 @@ import { optionsFor } from '../src/engine/options.js';
 import type { FormatId } from '../src/formats/index.js';
 import { findBinary, probeBinary } from '../src/run/process.js';
 import { CHROMIUM_NAMES } from './chromium/launch.js';
-import { BOOK_READERS, MARKUP_READERS, markupSite } from './chromium/markup.js';
+import { BOOK_READERS, MARKUP_READERS, markupSite, NOTEBOOK_READERS } from './chromium/markup.js';
 import { PAGE_OPTIONS, PRINT_OPTIONS } from './chromium/options.js';
 import { closeBrowserPool } from './chromium/pool.js';
 import { renderSite } from './chromium/render.js';
@@ -38,12 +38,18 @@ const EDGES = [
     lossy: true,
     cost: 12,
   }),
+  // A notebook's cells and their outputs (text and pictures), as pandoc reads them to HTML.
+  ...edgesBetween(Object.keys(NOTEBOOK_READERS) as FormatId[], ['pdf'], {
+    family: 'document',
+    lossy: false,
+    cost: 12,
+  }),
 ];
 
 export default defineConverter({
   name: 'pandoc-chromium',
   description:
-    "Markdown, reStructuredText, Org, plain text, source code (highlighted, with line numbers) and EPUB books to PDF: pandoc to HTML with a print stylesheet (math as MathML, a book's pictures inside the page), printed by headless Chromium",
+    "Markdown, reStructuredText, Org, MediaWiki, Textile, man pages, DocBook, plain text, source code (highlighted, with line numbers), Jupyter notebooks and EPUB books to PDF: pandoc to HTML with a print stylesheet (math as MathML, a book's pictures inside the page), printed by headless Chromium",
   packages: ['pandoc', 'chromium', 'fonts-dejavu-core'],
   edges: EDGES,
   options: OPTIONS,

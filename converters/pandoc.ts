@@ -17,6 +17,12 @@ const READERS: Partial<Record<FormatId, string>> = {
   epub: 'epub',
   rst: 'rst',
   tex: 'latex',
+  mediawiki: 'mediawiki',
+  textile: 'textile',
+  // man pages: the roff people exchange (pandoc reads the man macros, not every roff program).
+  roff: 'man',
+  docbook: 'docbook',
+  ipynb: 'ipynb',
 };
 
 /*
@@ -41,19 +47,35 @@ const FAMILY: Partial<Record<FormatId, ConversionEdge['family']>> = {
   md: 'text',
   rst: 'text',
   tex: 'text',
+  mediawiki: 'text',
+  textile: 'text',
+  roff: 'text',
   html: 'document',
   docx: 'document',
   odt: 'document',
+  docbook: 'document',
+  ipynb: 'document',
   epub: 'ebook',
 };
 
 /*
- * Lossy rule: pandoc goes through its own document tree. Markdown and reStructuredText map onto
- * that tree whole, so from them to any structured target nothing is lost. Everything else is
- * lossy: docx/odt/html/epub carry styling the tree has no room for, LaTeX carries macros pandoc
- * only partly understands, and plain text drops all markup.
+ * Lossy rule: pandoc goes through its own document tree. Markdown, reStructuredText and the other
+ * markup languages it reads (MediaWiki, Textile, man pages, DocBook, and notebooks, whose outputs
+ * are carried as pictures and text) map onto that tree whole, so from them to any structured
+ * target nothing is lost (a wiki's templates are expanded by its server, not written in the page).
+ * Everything else is lossy: docx/odt/html/epub carry styling the tree has no room for, LaTeX
+ * carries macros pandoc only partly understands, and plain text drops all markup.
  */
-const isLossy = (from: FormatId, to: FormatId) => to === 'txt' || !(from === 'md' || from === 'rst');
+const WHOLE_TREE: ReadonlySet<FormatId> = new Set([
+  'md',
+  'rst',
+  'mediawiki',
+  'textile',
+  'roff',
+  'docbook',
+  'ipynb',
+]);
+const isLossy = (from: FormatId, to: FormatId) => to === 'txt' || !WHOLE_TREE.has(from);
 
 const EDGES = edgesBetween(
   Object.keys(READERS) as FormatId[],
@@ -63,9 +85,11 @@ const EDGES = edgesBetween(
 
 /** Failures that mean pandoc could not read the input at all. */
 const UNREADABLE =
-  /couldn't unpack|could not unzip|couldn't extract|did not find end of central directory|Error at .*line \d+|Cannot decode byte|Invalid UTF-8/i;
+  /couldn't unpack|could not unzip|couldn't extract|did not find end of central directory|Error at .*line \d+|Cannot decode byte|Invalid UTF-8|Invalid XML/i;
 
 const CONTAINERS = new Set<FormatId>(['docx', 'odt', 'epub']);
+/** Sources whose pictures exist only in pandoc's memory: a notebook's outputs are data in its JSON. */
+const OWN_MEDIA: ReadonlySet<FormatId> = new Set([...CONTAINERS, 'ipynb']);
 /**
  * Targets with no place for a page's furniture or a floating box: a document's text boxes, shapes,
  * headers, footers and comments become paragraphs of their body (office/text-containers.ts).
@@ -115,7 +139,7 @@ export default defineConverter({
       // only in pandoc's memory, so a page that links them shows broken images. The sandbox still
       // keeps the document from reading any file or URL: only the container's own media are embedded.
       args.push('--mathml');
-      if (CONTAINERS.has(edge.from)) args.push('--self-contained');
+      if (OWN_MEDIA.has(edge.from)) args.push('--self-contained');
     }
     if (edge.to === 'odt') {
       // Printing pandoc's own default file reads no user input, so it runs outside the sandbox.

@@ -3,26 +3,44 @@ import { join } from 'node:path';
 import { decodeSource } from '../../src/detect/text/encoding.js';
 import { type FormatId, getFormat } from '../../src/formats/index.js';
 
-/** pandoc's highlighter (skylighting) name of each source code format. */
+/**
+ * pandoc's highlighter (skylighting) name of each source code format; `default` where it has no
+ * grammar (Windows batch files), which prints the code with line numbers and no colours.
+ */
 export const CODE_LANGUAGES: Readonly<Record<FormatId, string>> = {
+  bat: 'default',
   c: 'c',
   cpp: 'cpp',
+  cs: 'cs',
   css: 'css',
+  diff: 'diff',
   dockerfile: 'dockerfile',
+  dtd: 'dtd',
   go: 'go',
+  hs: 'haskell',
   ini: 'ini',
   java: 'java',
   js: 'javascript',
+  kt: 'kotlin',
+  // Less is CSS with variables and mixins: CSS's grammar colours all but its `@name` variables.
+  less: 'css',
   lua: 'lua',
   makefile: 'makefile',
   php: 'php',
   pl: 'perl',
+  // Java properties are `key=value` lines with `#` comments, as INI files are.
+  properties: 'ini',
+  ps1: 'powershell',
   py: 'python',
+  r: 'r',
   rb: 'ruby',
   rs: 'rust',
+  scss: 'scss',
   sh: 'bash',
   sql: 'sql',
+  swift: 'swift',
   ts: 'typescript',
+  xsl: 'xslt',
 };
 
 export const CODE_FORMATS = Object.keys(CODE_LANGUAGES) as FormatId[];

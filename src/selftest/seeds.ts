@@ -30,6 +30,36 @@ const TEXT_FILES: Record<FormatId, string> = {
   // A list of records, so it can also become a table (csv, xlsx).
   json: '[\n  { "id": 1, "label": "one", "qty": 3 },\n  { "id": 2, "label": "two", "qty": 5 }\n]\n',
   svg: SVG,
+  mediawiki:
+    "= Self-test =\n\nThe '''quick''' brown fox jumps over the [[Lazy dog|lazy dog]].\n\n== List ==\n\n* one\n* two\n",
+  textile:
+    'h1. Self-test\n\nThe *quick* brown fox jumps over the "lazy dog":https://example.org.\n\n* one\n* two\n',
+  roff:
+    '.TH SELFTEST 1 "2026" "fileconv" "User Commands"\n.SH NAME\nselftest \\- fileconv self-test\n' +
+    '.SH DESCRIPTION\nThe quick brown fox jumps over the\n.B lazy\ndog.\n',
+  docbook:
+    '<?xml version="1.0" encoding="UTF-8"?>\n<article xmlns="http://docbook.org/ns/docbook" version="5.0">\n' +
+    '<title>Self-test</title>\n<para>The quick brown fox jumps over the lazy dog.</para>\n' +
+    '<itemizedlist><listitem><para>one</para></listitem><listitem><para>two</para></listitem></itemizedlist>\n</article>\n',
+  ipynb: `${JSON.stringify(
+    {
+      cells: [
+        { cell_type: 'markdown', metadata: {}, source: ['# Self-test\n', '\n', 'The quick brown fox.'] },
+        {
+          cell_type: 'code',
+          execution_count: 1,
+          metadata: {},
+          source: ['print("jumps over the lazy dog")'],
+          outputs: [{ name: 'stdout', output_type: 'stream', text: ['jumps over the lazy dog\n'] }],
+        },
+      ],
+      metadata: { kernelspec: { display_name: 'Python 3', language: 'python', name: 'python3' } },
+      nbformat: 4,
+      nbformat_minor: 5,
+    },
+    null,
+    1,
+  )}\n`,
   // PostScript with real text, so a PDF made from it has a text layer (an SVG rendered to EPS
   // draws its letters as curves, which only OCR can read).
   ps: postscript('%!PS-Adobe-3.0'),

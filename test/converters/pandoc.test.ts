@@ -1,8 +1,9 @@
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { copyFileSync, createWriteStream, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, createWriteStream, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
+import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import yazl from 'yazl';
 import pandoc from '../../converters/pandoc.js';
@@ -59,6 +60,8 @@ describe('pandoc converter', () => {
     expect(edge('md', 'txt')).toMatchObject({ family: 'text', lossy: true });
     expect(edge('docx', 'md')).toMatchObject({ family: 'document', lossy: true });
     expect(edge('epub', 'html')).toMatchObject({ family: 'ebook', lossy: true });
+    expect(edge('mediawiki', 'html')).toMatchObject({ family: 'text', lossy: false });
+    expect(edge('ipynb', 'odt')).toMatchObject({ family: 'document', lossy: false });
     expect(edge('md', 'pdf')).toBeUndefined();
     expect(edge('md', 'docx')).toBeUndefined();
   });
@@ -153,6 +156,70 @@ describe('pandoc converter', () => {
     const badTex = join(dir, 'bad.tex');
     writeFileSync(badTex, '\\begin{document} text } } \\end{itemize}\n');
     await expectCode(convertWith(pandoc, 'tex', 'md', badTex), 'MALFORMED_DOCUMENT');
+  });
+
+  describe('the markup languages people exchange', () => {
+    const documents = join(import.meta.dirname, '../fixtures/detect/documents');
+    it.each([
+      ['mediawiki', 'report.wiki'],
+      ['textile', 'report.textile'],
+      ['roff', 'report.1'],
+      ['docbook', 'report.dbk'],
+      ['ipynb', 'notebook.ipynb'],
+    ])('reads %s to HTML with its headings, emphasis and lists', async (from, name) => {
+      const html = text(await step(from, 'html', join(documents, name)));
+      expect(html).toMatch(/<h[12][^>]*>Quarterly report<\/h[12]>/);
+      expect(html).toMatch(/<h[23][^>]*>Regions<\/h[23]>/);
+      expect(html).toMatch(/<strong>north<\/strong>/);
+      expect(html).toMatch(/<li>(<p>)?south/);
+    });
+
+    // A man page as a Debian package installs it, written by its own project.
+    const manPage = '/usr/share/man/man1/gzip.1.gz';
+    it.skipIf(!existsSync(manPage))('reads a man page installed by Debian to Markdown', async () => {
+      const page = join(dir, 'gzip.1');
+      writeFileSync(page, gunzipSync(readFileSync(manPage)));
+      const md = text(await step('roff', 'md', page));
+      expect(md).toMatch(/^#+ NAME/m);
+      expect(md).toMatch(/gzip, gunzip, zcat - compress or expand files/);
+      expect(md).toContain('--decompress');
+    });
+
+    it("keeps a notebook's pictures inside the page", async () => {
+      const pixel = execFileSync('convert', ['-size', '30x20', 'xc:red', 'png:-']).toString('base64');
+      const notebook = join(dir, 'plot.ipynb');
+      const output = {
+        output_type: 'display_data',
+        data: { 'image/png': pixel, 'text/plain': ['<Figure>'] },
+        metadata: {},
+      };
+      const cells = [
+        { cell_type: 'code', execution_count: 1, metadata: {}, source: ['plot()'], outputs: [output] },
+      ];
+      writeFileSync(notebook, JSON.stringify({ cells, metadata: {}, nbformat: 4, nbformat_minor: 5 }));
+      const html = text(await step('ipynb', 'html', notebook));
+      expect(html).toContain(`src="data:image/png;base64,${pixel}"`);
+    });
+
+    it('never lets DocBook include a local file or an external entity (sandbox)', async () => {
+      const secret = join(dir, 'docbook-secret.txt');
+      writeFileSync(secret, 'do-not-leak-this');
+      const article = (doctype: string, body: string) =>
+        `<?xml version="1.0"?>\n${doctype}<article xmlns="http://docbook.org/ns/docbook" ` +
+        `xmlns:xi="http://www.w3.org/2001/XInclude" version="5.0"><title>Evil</title>${body}</article>\n`;
+      const included = join(dir, 'include.dbk');
+      writeFileSync(included, article('', `<para>before</para><xi:include href="${secret}" parse="text"/>`));
+      const md = text(await step('docbook', 'md', included));
+      expect(md).toContain('before');
+      expect(md).not.toContain('do-not-leak-this');
+      // pandoc resolves no external entity: the document is refused as unreadable.
+      const entity = join(dir, 'entity.dbk');
+      writeFileSync(
+        entity,
+        article(`<!DOCTYPE article [<!ENTITY leak SYSTEM "file://${secret}">]>\n`, '<para>&leak;</para>'),
+      );
+      await expectCode(convertWith(pandoc, 'docbook', 'md', entity), 'MALFORMED_DOCUMENT');
+    });
   });
 
   describe('text that is not UTF-8', () => {

@@ -24,7 +24,9 @@ export const DOCUMENT_TRAITS: Record<string, Trait[]> = {
     [/^# \S[^\n]*\n# \S/m, 1],
   ],
   mediawiki: [
-    [/^(={2,6}) ?[^=\n]+ ?\1\s*$/m, 3],
+    // A heading between runs of `=` alone is no wiki: changelogs and plain-text notes write them
+    // too. It counts with a link, bold, a template or a table beside it.
+    [/^(={2,6}) ?[^=\n]+ ?\1\s*$/m, 2],
     [/\[\[[^\]|\n]+(\|[^\]\n]+)?\]\]/, 2],
     [/'''[^'\n]+'''/, 2],
     [/\{\{[^}\n]+\}\}/, 2],
