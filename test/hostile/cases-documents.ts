@@ -227,6 +227,71 @@ export const documentCases: HostileCase[] = [
     allowed: { output: true, codes: ['MALFORMED_DOCUMENT', 'CONVERT_FAILED'] },
   },
   {
+    name: 'pandoc: DocBook with an external entity and XIncludes',
+    attack: 'a SYSTEM entity on the secret file, XIncludes of it as text and as XML, printed to PDF',
+    from: 'docbook',
+    to: 'pdf',
+    engine: 'pandoc-chromium',
+    make: (c) =>
+      `<?xml version="1.0"?>\n<!DOCTYPE article [<!ENTITY leak SYSTEM "file://${c.files.txt}">]>\n` +
+      '<article xmlns="http://docbook.org/ns/docbook" xmlns:xi="http://www.w3.org/2001/XInclude" version="5.0">' +
+      `<title>x</title><para>&leak;</para><xi:include href="${c.files.txt}" parse="text"/>` +
+      `<xi:include href="${c.files.xml}"/><mediaobject><imageobject><imagedata fileref="${c.files.png}"/></imageobject></mediaobject></article>\n`,
+    allowed: { output: true, codes: ['MALFORMED_DOCUMENT', 'CONVERT_FAILED'] },
+  },
+  {
+    name: 'pandoc: DocBook XIncludes without an entity',
+    attack: 'XIncludes of the secret file as text and as XML, and a remote one, to HTML',
+    from: 'docbook',
+    to: 'html',
+    engine: 'pandoc',
+    make: (c) =>
+      '<?xml version="1.0"?>\n<article xmlns="http://docbook.org/ns/docbook" xmlns:xi="http://www.w3.org/2001/XInclude" version="5.0">' +
+      `<title>x</title><xi:include href="${c.files.txt}" parse="text"/><xi:include href="${c.files.xml}"/>` +
+      `<xi:include href="${c.url}x.xml"/></article>\n`,
+    allowed: { output: true, codes: ['MALFORMED_DOCUMENT', 'CONVERT_FAILED'] },
+  },
+  {
+    name: 'pandoc: a man page sourcing local files',
+    attack: '.so and .mso requests naming the secret file and /etc/passwd, printed to PDF',
+    from: 'roff',
+    to: 'pdf',
+    engine: 'pandoc-chromium',
+    make: (c) => `.TH X 1\n.SH NAME\nx\n.so ${c.files.txt}\n.mso ${c.files.txt}\n.so /etc/passwd\n`,
+    allowed: { output: true, codes: ['MALFORMED_DOCUMENT', 'CONVERT_FAILED'] },
+  },
+  {
+    name: 'pandoc: a notebook pointing at local and remote pictures',
+    attack: 'a Markdown cell with the secret PNG by path and file:// URL and a canary image, printed to PDF',
+    from: 'ipynb',
+    to: 'pdf',
+    engine: 'pandoc-chromium',
+    make: (c) =>
+      JSON.stringify({
+        cells: [
+          {
+            cell_type: 'markdown',
+            metadata: {},
+            source: [`![a](${c.files.png})\n`, `![b](file://${c.files.svg})\n`, `![c](${c.url}n.png)\n`],
+          },
+        ],
+        metadata: {},
+        nbformat: 4,
+        nbformat_minor: 5,
+      }),
+    allowed: { output: true, codes: ['MALFORMED_DOCUMENT', 'CONVERT_FAILED'] },
+  },
+  {
+    name: 'pandoc: MediaWiki with pictures and includes',
+    attack: 'File: pictures and a transclusion naming the secret files, and an external picture, to ODT',
+    from: 'mediawiki',
+    to: 'odt',
+    engine: 'pandoc',
+    make: (c) =>
+      `== x ==\n[[File:${c.files.png}]]\n{{:${c.files.txt}}}\n[${c.url}w.png]\n<img src="file://${c.files.png}">\n`,
+    allowed: { output: true, codes: ['MALFORMED_DOCUMENT', 'CONVERT_FAILED'] },
+  },
+  {
     name: 'qpdf: a page tree that loops',
     attack: 'a /Pages node whose /Kids names itself, split into single pages',
     from: 'pdf',
