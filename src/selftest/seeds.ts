@@ -8,6 +8,7 @@ import { zipOutputs } from '../run/zip.js';
 import { writeArchiveSeeds } from './archives.js';
 import { psdFrom, writeOdp } from './containers.js';
 import { writeMediaSeeds } from './media-seeds.js';
+import { writePageSeeds } from './page-seeds.js';
 
 const TEXT = 'fileconv self-test\nThe quick brown fox jumps over the lazy dog.\n';
 
@@ -190,6 +191,7 @@ export async function writeSeeds(dir: string, textOnly = false): Promise<Map<For
   const psd = join(dir, 'seed.psd');
   await writeFile(psd, await psdFrom(png));
   seeds.set('psd', psd);
+  for (const [id, path] of await writePageSeeds(dir, png, 'fileconv self-test')) seeds.set(id, path);
   for (const [id, path] of await writeArchiveSeeds(dir, TEXT)) seeds.set(id, path);
   const sqlite = join(dir, 'seed.sqlite');
   await writeDatabase(sqlite);

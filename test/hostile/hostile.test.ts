@@ -12,6 +12,7 @@ import { imageCases } from './cases-images.js';
 import { HOSTILE_OUTPUT_LIMIT, inflationCases } from './cases-inflation.js';
 import { mediaCases } from './cases-media.js';
 import { officeCases } from './cases-office.js';
+import { pageCases } from './cases-pages.js';
 import { webCases } from './cases-web.js';
 import {
   armCanaryFiles,
@@ -35,6 +36,7 @@ const cases = [
   ...mediaCases,
   ...officeCases,
   ...documentCases,
+  ...pageCases,
   ...dataCases,
   ...inflationCases,
   ...webCases,

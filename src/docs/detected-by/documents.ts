@@ -70,7 +70,8 @@ export const DETECTED_BY_DOCUMENTS: Record<string, string> = {
   bib: 'text: a BibTeX entry (`@article{`...)',
   textile: 'text traits: `h1.` headings, `p.` blocks, `"text":url` links',
   roff: 'text: requests, and `.TH` or `.Dd` in the first lines',
-  mediawiki: "text traits: `[[links]]`, `'''bold'''`, `{{templates}}`, `{|` tables; `== heading ==` only beside one of them",
+  mediawiki:
+    "text traits: `[[links]]`, `'''bold'''`, `{{templates}}`, `{|` tables; `== heading ==` only beside one of them",
   adoc: 'text traits: `= Title` with attributes, blocks, `url[text]` links',
   diff: 'text: `diff --git` or `---`/`+++` file lines and an `@@` hunk',
   cs: 'code traits (`using System;`, properties)',
