@@ -1,11 +1,11 @@
-import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type ConversionEdge, defineConverter, type StepContext } from '../src/engine/contract.js';
 import { optionsFor } from '../src/engine/options.js';
 import { pages } from '../src/engine/shared-options.js';
 import { FileconvError } from '../src/errors/index.js';
 import { extensionOf } from '../src/formats/index.js';
-import { EngineProcessError, findBinary, probeBinary, runProcess } from '../src/run/process.js';
+import { findBinary, probeBinary, runReadingInput } from '../src/run/process.js';
+import { assertTextFileFound } from './_text-layer.js';
 
 /*
  * DjVu is how many scanned books and papers are kept: pages as layered pictures (a sharp
@@ -36,13 +36,7 @@ const UNREADABLE = /Cannot decode|Unrecognized DjVu|corrupt|Illegal|EOF|not a Dj
 async function djvulibre(tool: string, args: string[], ctx: StepContext): Promise<void> {
   const bin = findBinary([tool]);
   if (!bin) throw new FileconvError('CONVERT_FAILED', `${tool} (djvulibre-bin) is not installed.`);
-  try {
-    await runProcess(bin, args, ctx);
-  } catch (e) {
-    if (e instanceof EngineProcessError && UNREADABLE.test(e.output))
-      throw new FileconvError('MALFORMED_DOCUMENT', undefined, { cause: e });
-    throw e;
-  }
+  await runReadingInput(bin, args, ctx, UNREADABLE);
 }
 
 export default defineConverter({
@@ -63,7 +57,7 @@ export default defineConverter({
     ctx.progress(0.1);
     if (edge.to === 'txt') {
       await djvulibre('djvutxt', [...selection, input, output], ctx);
-      if ((await readFile(output, 'utf8')).replace(/\s/g, '') === '') throw new FileconvError('NEEDS_OCR');
+      await assertTextFileFound(output);
     } else {
       const format = TARGETS[edge.to as keyof typeof TARGETS];
       await djvulibre('ddjvu', [`-format=${format}`, '-quality=85', ...selection, input, output], ctx);

@@ -1,11 +1,11 @@
-import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type ConversionEdge, defineConverter } from '../src/engine/contract.js';
 import { optionsFor } from '../src/engine/options.js';
 import { pages } from '../src/engine/shared-options.js';
 import { FileconvError } from '../src/errors/index.js';
 import { extensionOf } from '../src/formats/index.js';
-import { EngineProcessError, findBinary, probeBinary, runProcess } from '../src/run/process.js';
+import { findBinary, probeBinary, runReadingInput } from '../src/run/process.js';
+import { assertTextFileFound } from './_text-layer.js';
 
 /*
  * XPS, the fixed-page format Windows prints to ("Microsoft XPS Document Writer") and OpenXPS: a
@@ -42,16 +42,9 @@ export default defineConverter({
     const args = ['convert', '-F', WRITERS[edge.to as keyof typeof WRITERS], '-o', output, input];
     if (own.pages) args.push(own.pages);
     ctx.progress(0.1);
-    try {
-      await runProcess(mutool, args, ctx);
-    } catch (e) {
-      if (e instanceof EngineProcessError && UNREADABLE.test(e.output))
-        throw new FileconvError('MALFORMED_DOCUMENT', undefined, { cause: e });
-      throw e;
-    }
+    await runReadingInput(mutool, args, ctx, UNREADABLE);
     // Text drawn as outlines (Ghostscript's XPS writer draws it so) leaves nothing to read.
-    if (edge.to === 'txt' && (await readFile(output, 'utf8')).replace(/\s/g, '') === '')
-      throw new FileconvError('NEEDS_OCR');
+    if (edge.to === 'txt') await assertTextFileFound(output);
     ctx.progress(1);
     return { files: [output] };
   },

@@ -14,6 +14,7 @@ import {
   pdfPageSizes,
   selectPages,
 } from './_pdf.js';
+import { assertTextFound } from './_text-layer.js';
 
 const edges: ConversionEdge[] = [
   { from: 'pdf', to: 'txt', family: 'document', lossy: true, cost: 5 },
@@ -65,7 +66,7 @@ async function toText(input: string, pages: number[], output: string, ctx: StepC
     parts.push(await readFile(part, 'utf8'));
   }
   const text = parts.join('');
-  if (text.replace(/\s/g, '') === '') throw new FileconvError('NEEDS_OCR');
+  assertTextFound(text);
   await writeFile(output, text);
 }
 

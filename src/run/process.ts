@@ -237,3 +237,22 @@ export class EngineProcessError extends Error {
 function lastLines(text: string, n: number): string {
   return text.trim().split('\n').slice(-n).join(' | ').slice(0, 500);
 }
+
+/**
+ * Runs an engine on its input; a failure whose output matches `unreadable` (the engine's own words
+ * for bytes it cannot read) is MALFORMED_DOCUMENT, any other stays the engine's failure.
+ */
+export async function runReadingInput(
+  file: string,
+  args: readonly string[],
+  ctx: StepContext,
+  unreadable: RegExp,
+): Promise<ProcessResult> {
+  try {
+    return await runProcess(file, args, ctx);
+  } catch (e) {
+    if (e instanceof EngineProcessError && unreadable.test(e.output))
+      throw new FileconvError('MALFORMED_DOCUMENT', undefined, { cause: e });
+    throw e;
+  }
+}
