@@ -5,7 +5,7 @@ import { optionsFor } from '../src/engine/options.js';
 import type { FormatId } from '../src/formats/index.js';
 import { findBinary, probeBinary } from '../src/run/process.js';
 import { CHROMIUM_NAMES } from './chromium/launch.js';
-import { BOOK_READERS, MARKUP_READERS, markupSite, NOTEBOOK_READERS } from './chromium/markup.js';
+import { BOOK_FORMATS, MARKUP_FORMATS, markupSite, NOTEBOOK_FORMATS } from './chromium/markup.js';
 import { PAGE_OPTIONS, PRINT_OPTIONS } from './chromium/options.js';
 import { closeBrowserPool } from './chromium/pool.js';
 import { renderSite } from './chromium/render.js';
@@ -25,7 +25,7 @@ const OPTIONS = {
 };
 
 const EDGES = [
-  ...edgesBetween([...Object.keys(MARKUP_READERS), 'txt', ...CODE_FORMATS] as FormatId[], ['pdf'], {
+  ...edgesBetween([...MARKUP_FORMATS, 'txt', ...CODE_FORMATS], ['pdf'], {
     family: 'text',
     lossy: false,
     cost: 12,
@@ -33,13 +33,13 @@ const EDGES = [
   // A book printed as a document: lossy (its page layout and fonts are the print stylesheet's).
   // Before calibre (14), whose MathJax sometimes misses its deadline on a loaded machine and leaves
   // an equation out; calibre stays the fallback for books pandoc's reader cannot open.
-  ...edgesBetween(Object.keys(BOOK_READERS) as FormatId[], ['pdf'], {
+  ...edgesBetween(BOOK_FORMATS, ['pdf'], {
     family: 'ebook',
     lossy: true,
     cost: 12,
   }),
   // A notebook's cells and their outputs (text and pictures), as pandoc reads them to HTML.
-  ...edgesBetween(Object.keys(NOTEBOOK_READERS) as FormatId[], ['pdf'], {
+  ...edgesBetween(NOTEBOOK_FORMATS, ['pdf'], {
     family: 'document',
     lossy: false,
     cost: 12,

@@ -5,25 +5,26 @@ import { type ConversionEdge, defineConverter, edgesBetween } from '../src/engin
 import { FileconvError } from '../src/errors/index.js';
 import { extensionOf, type FormatId } from '../src/formats/index.js';
 import { EngineProcessError, findBinary, probeBinary, runProcess } from '../src/run/process.js';
+import { PICTURES_INSIDE, pandocReader } from './_pandoc-readers.js';
 import { isPasswordProtected } from './office/encryption.js';
 import { odtWithoutSections } from './office/odt-sections.js';
 import { withTextContainersInBody } from './office/text-containers.js';
 
-const READERS: Partial<Record<FormatId, string>> = {
-  md: 'markdown',
-  html: 'html',
-  docx: 'docx',
-  odt: 'odt',
-  epub: 'epub',
-  rst: 'rst',
-  tex: 'latex',
-  mediawiki: 'mediawiki',
-  textile: 'textile',
-  // man pages: the roff people exchange (pandoc reads the man macros, not every roff program).
-  roff: 'man',
-  docbook: 'docbook',
-  ipynb: 'ipynb',
-};
+/** The formats this converter reads (pandoc's reader of each in converters/_pandoc-readers.ts). */
+const SOURCES: FormatId[] = [
+  'md',
+  'html',
+  'docx',
+  'odt',
+  'epub',
+  'rst',
+  'tex',
+  'mediawiki',
+  'textile',
+  'roff',
+  'docbook',
+  'ipynb',
+];
 
 /*
  * Writers run with --sandbox, which keeps readers and writers from touching any file or URL the
@@ -77,19 +78,17 @@ const WHOLE_TREE: ReadonlySet<FormatId> = new Set([
 ]);
 const isLossy = (from: FormatId, to: FormatId) => to === 'txt' || !WHOLE_TREE.has(from);
 
-const EDGES = edgesBetween(
-  Object.keys(READERS) as FormatId[],
-  Object.keys(WRITERS) as FormatId[],
-  (from, to) => ({ family: FAMILY[from] ?? 'text', lossy: isLossy(from, to), cost: 5 }),
-);
+const EDGES = edgesBetween(SOURCES, Object.keys(WRITERS) as FormatId[], (from, to) => ({
+  family: FAMILY[from] ?? 'text',
+  lossy: isLossy(from, to),
+  cost: 5,
+}));
 
 /** Failures that mean pandoc could not read the input at all. */
 const UNREADABLE =
   /couldn't unpack|could not unzip|couldn't extract|did not find end of central directory|Error at .*line \d+|Cannot decode byte|Invalid UTF-8|Invalid XML/i;
 
 const CONTAINERS = new Set<FormatId>(['docx', 'odt', 'epub']);
-/** Sources whose pictures exist only in pandoc's memory: a notebook's outputs are data in its JSON. */
-const OWN_MEDIA: ReadonlySet<FormatId> = new Set([...CONTAINERS, 'ipynb']);
 /**
  * Targets with no place for a page's furniture or a floating box: a document's text boxes, shapes,
  * headers, footers and comments become paragraphs of their body (office/text-containers.ts).
@@ -123,7 +122,7 @@ export default defineConverter({
   async run({ edge, input, outDir }, ctx) {
     const pandoc = findBinary(['pandoc']);
     if (!pandoc) throw new FileconvError('CONVERT_FAILED', 'pandoc is not installed.');
-    const reader = READERS[edge.from];
+    const reader = pandocReader(edge.from);
     const writer = WRITERS[edge.to];
     if (!reader || !writer)
       throw new FileconvError('CONVERT_FAILED', `pandoc cannot convert ${edge.from} to ${edge.to}.`);
@@ -139,7 +138,7 @@ export default defineConverter({
       // only in pandoc's memory, so a page that links them shows broken images. The sandbox still
       // keeps the document from reading any file or URL: only the container's own media are embedded.
       args.push('--mathml');
-      if (OWN_MEDIA.has(edge.from)) args.push('--self-contained');
+      if (PICTURES_INSIDE.has(edge.from)) args.push('--self-contained');
     }
     if (edge.to === 'odt') {
       // Printing pandoc's own default file reads no user input, so it runs outside the sandbox.

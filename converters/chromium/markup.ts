@@ -5,6 +5,7 @@ import type { StepContext } from '../../src/engine/contract.js';
 import { FileconvError } from '../../src/errors/index.js';
 import type { FormatId } from '../../src/formats/index.js';
 import { EngineProcessError, findBinary, runProcess } from '../../src/run/process.js';
+import { PICTURES_INSIDE, pandocReader } from '../_pandoc-readers.js';
 import {
   CODE_LANGUAGES,
   codeAsMarkdown,
@@ -15,24 +16,14 @@ import {
 import { CODE_RUN_STYLESHEET, LONGEST_TAGGED_LISTING, printableCodeBlocks } from './code-blocks.js';
 import { type Site, singlePageSite } from './site.js';
 
-/** pandoc readers of the text formats printed through HTML; plain text needs no reader. */
-export const MARKUP_READERS: Partial<Record<FormatId, string>> = {
-  md: 'markdown',
-  rst: 'rst',
-  org: 'org',
-  mediawiki: 'mediawiki',
-  textile: 'textile',
-  roff: 'man',
-  docbook: 'docbook',
-};
+/** Text formats pandoc reads, printed through HTML (their readers in converters/_pandoc-readers.ts). */
+export const MARKUP_FORMATS: FormatId[] = ['md', 'rst', 'org', 'mediawiki', 'textile', 'roff', 'docbook'];
 
 /** Books printed through HTML the same way: pandoc reads the EPUB, pictures and MathML included. */
-export const BOOK_READERS: Partial<Record<FormatId, string>> = { epub: 'epub' };
+export const BOOK_FORMATS: FormatId[] = ['epub'];
 
 /** Notebooks print as books do: their cells' outputs (plots) are pictures inside the file. */
-export const NOTEBOOK_READERS: Partial<Record<FormatId, string>> = { ipynb: 'ipynb' };
-
-const INNER_PICTURES = { ...BOOK_READERS, ...NOTEBOOK_READERS };
+export const NOTEBOOK_FORMATS: FormatId[] = ['ipynb'];
 
 /**
  * The default look of text printed through HTML: a readable serif body, sans-serif headings,
@@ -98,7 +89,8 @@ export async function markupSite(
   ctx: StepContext,
 ): Promise<Site> {
   const page = join(ctx.workDir, 'page.html');
-  const book = INNER_PICTURES[from];
+  // A book's or a notebook's pictures are inside the file: the page carries them.
+  const book = PICTURES_INSIDE.has(from);
   // Source code is printed as one highlighted block: a Markdown document holding it as a fence.
   // Minified code (lines of thousands of characters) is printed as plain text, which wraps fast.
   let code = CODE_LANGUAGES[from] !== undefined;
@@ -115,7 +107,8 @@ export async function markupSite(
       tagged = false;
     }
   }
-  const reader = code ? 'markdown' : (MARKUP_READERS[from] ?? book);
+  // Plain text has no reader: it is printed as it is.
+  const reader = code ? 'markdown' : pandocReader(from);
   let source = input;
   if (code) source = await codeAsMarkdown(input, from, ctx.workDir);
   else if (!book) {
