@@ -154,6 +154,15 @@ const PDF_EDGES: ConversionEdge[] = edgesBetween(['pdf'], Object.keys(PDF_IMPORT
   ...(PDF_IMPORT[to]?.module === 'writer' ? { skipWhen: textWanted } : {}),
 }));
 
+/**
+ * Writer's HTML import reads a page as a layout to imitate, not as a document: MathML is dropped
+ * and notes arrive as links to a list. Priced a step above the other imports, so a source that
+ * has another way into Writer (pandoc's ODT from Markdown and the other markup languages, with its
+ * math as formula objects Writer saves as Office math) takes that way; a web page still comes in
+ * here, having no other.
+ */
+const HTML_IMPORT_COST = COST + 1;
+
 function familyEdges(
   sources: FormatId[],
   targets: FormatId[],
@@ -162,7 +171,7 @@ function familyEdges(
   return edgesBetween(sources, targets, (from, to) => ({
     family: family(from),
     lossy: isLossy(from, to),
-    cost: COST,
+    cost: from === 'html' ? HTML_IMPORT_COST : COST,
     options: edgeOptions(from, to),
   }));
 }

@@ -8,6 +8,7 @@ import { EngineProcessError, findBinary, probeBinary, runProcess } from '../src/
 import { PICTURES_INSIDE, pandocReader } from './_pandoc-readers.js';
 import { isPasswordProtected } from './office/encryption.js';
 import { odtWithoutSections } from './office/odt-sections.js';
+import { forWriter } from './office/pandoc-odt.js';
 import { withTextContainersInBody } from './office/text-containers.js';
 
 /** The formats this converter reads (pandoc's reader of each in converters/_pandoc-readers.ts). */
@@ -171,6 +172,7 @@ export default defineConverter({
       }
       throw e;
     }
+    if (edge.to === 'odt') await forWriter(output);
     ctx.progress(1);
     return { files: [output] };
   },

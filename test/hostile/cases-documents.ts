@@ -292,6 +292,19 @@ export const documentCases: HostileCase[] = [
     allowed: { output: true, codes: ['MALFORMED_DOCUMENT', 'CONVERT_FAILED'] },
   },
   {
+    name: 'pandoc: Markdown pictures and math on the way to Word',
+    attack:
+      'pictures by path, file:// URL and a canary URL, raw ODT XML, and a formula, to ODT (the first step of Markdown to DOCX)',
+    from: 'md',
+    to: 'odt',
+    engine: 'pandoc',
+    make: (c) =>
+      `# x\n\n![a](${c.files.png}) ![b](file://${c.files.svg}) ![c](${c.url}m.png)\n\n` +
+      `\`\`\`{=opendocument}\n<text:p><draw:frame><draw:image xlink:href="${c.files.png}"/></draw:frame></text:p>\n\`\`\`\n\n` +
+      '$$\\int_0^1 \\sin x\\,dx$$\n',
+    allowed: { output: true, codes: ['MALFORMED_DOCUMENT', 'CONVERT_FAILED'] },
+  },
+  {
     name: 'qpdf: a page tree that loops',
     attack: 'a /Pages node whose /Kids names itself, split into single pages',
     from: 'pdf',
