@@ -5,10 +5,11 @@ import { optionsFor } from '../src/engine/options.js';
 import { convertersDir } from '../src/engine/package-files.js';
 import { keepActiveContent } from '../src/engine/shared-options.js';
 import { FileconvError } from '../src/errors/index.js';
-import { binaryOutput, EngineProcessError, findBinary, runProcess } from '../src/run/process.js';
+import { binaryOutput, findBinary, runProcess } from '../src/run/process.js';
 import { MUPDF_OPTIONS, mupdfJob, wantsMupdf } from './_mupdf-options.js';
 import { assertPdfHeader } from './_pdf.js';
 import { withoutActiveContent } from './_pdf-active.js';
+import { scriptAnswer, scriptRefusal } from './_script-answer.js';
 
 /**
  * Page operations by MuPDF through its Python binding (python3-fitz): redaction that removes what
@@ -39,17 +40,6 @@ async function probe(): Promise<EngineProbe> {
     if (r.exitCode === 0 && version) return { ok: true, path, version };
   }
   return { ok: false, detail: 'no Python that can import fitz (install python3-fitz)' };
-}
-
-/** The script's one JSON line (the binding may print warnings of its own around it). */
-const said = <T>(output: string): T => JSON.parse(/^\{.*\}$/m.exec(output)?.[0] ?? '{}') as T;
-
-/** What the script said of a request the document cannot meet, as the error it stands for. */
-function refusal(e: unknown): unknown {
-  if (!(e instanceof EngineProcessError) || e.exitCode !== 3) return e;
-  const { code, error } = said<{ error?: string; code?: string }>(e.output);
-  if (code === 'ENCRYPTED_DOCUMENT') return new FileconvError('ENCRYPTED_DOCUMENT', undefined, { cause: e });
-  return new FileconvError('INVALID_REQUEST', error ?? 'MuPDF refused the options.', { cause: e });
 }
 
 interface Done {
@@ -95,10 +85,10 @@ export default defineConverter({
     await writeFile(job, JSON.stringify(mupdfJob(input, output, o)));
     const { stdout } = await runProcess(python.path, [script(), job], ctx, { readable: [script()] }).catch(
       (e: unknown) => {
-        throw refusal(e);
+        throw scriptRefusal(e, 'MuPDF refused the options.');
       },
     );
-    for (const line of describe(said<Done>(stdout))) ctx.log(line);
+    for (const line of describe(scriptAnswer<Done>(stdout))) ctx.log(line);
     return { files: [output] };
   },
 });

@@ -2,7 +2,6 @@ import { join } from 'node:path';
 import { defineConverter, edgesBetween } from '../src/engine/contract.js';
 import { bool, defineOption } from '../src/engine/option-kit.js';
 import { optionsFor } from '../src/engine/options.js';
-import type { FormatId } from '../src/formats/index.js';
 import { findBinary, probeBinary } from '../src/run/process.js';
 import { CHROMIUM_NAMES } from './chromium/launch.js';
 import { BOOK_FORMATS, MARKUP_FORMATS, markupSite, NOTEBOOK_FORMATS } from './chromium/markup.js';

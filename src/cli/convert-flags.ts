@@ -1,3 +1,4 @@
+import { readCertificateUrl } from '../core/sign-certificate.js';
 import { readStampPictureUrl } from '../core/stamp-picture.js';
 import { parseOptionPairs } from './convert-io.js';
 import type { RemoteFlags } from './remote.js';
@@ -16,6 +17,7 @@ export interface OperationFlags {
   landscape?: boolean;
   margin?: string;
   stampImage?: string;
+  signCertificate?: string;
 }
 
 export interface ConvertFlags extends OperationFlags, RemoteFlags {
@@ -54,7 +56,7 @@ function operationOptions(flags: OperationFlags): Record<string, string> {
 
 /**
  * Every option of the run: the setup's (a recipe's), then over them the flags', `-O` pairs, and the
- * stamp picture read from its file.
+ * stamp picture and the signing certificate read from their files.
  */
 export async function commandLineOptions(
   flags: ConvertFlags,
@@ -66,5 +68,7 @@ export async function commandLineOptions(
     ...parseOptionPairs(flags.option),
   };
   if (flags.stampImage !== undefined) options.stamp_image = await readStampPictureUrl(flags.stampImage);
+  if (flags.signCertificate !== undefined)
+    options.sign_certificate = await readCertificateUrl(flags.signCertificate);
   return options;
 }

@@ -38,6 +38,10 @@ export function register(program: Command): void {
       '--stamp-image <file>',
       'a PNG, JPEG or SVG picture stamped on every PDF page (-O stamp_image_position=..., _width, _opacity)',
     )
+    .option(
+      '--sign-certificate <file>',
+      'sign the PDF with this PKCS#12 file (-O sign_password=..., sign_reason, sign_location, sign_page)',
+    )
     .option('--from <format>', 'source format, instead of detecting it')
     .option('--merge', 'join the inputs, in order, into one file (PDF: one bookmark per input)')
     .option('--json', 'one JSON result per input per line (also the default when stdout is not a terminal)')

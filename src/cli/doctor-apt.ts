@@ -20,6 +20,8 @@ export const TEST_TOOL_PACKAGES = [
   'python3-msoffcrypto-tool',
   // A second OCR language (test/operations/ocr-languages.test.ts reads French with it).
   'tesseract-ocr-fra',
+  // Certificates for the signing tests, and an independent check of their signatures.
+  'openssl',
 ];
 
 /** Debian packages among `packages` that are not installed (dpkg's view). */

@@ -53,7 +53,7 @@ export function remoteRunner(client: FileconvClient): Runner {
     inputs: { path: string; filename: string }[],
     job: Omit<ConvertFileJob, 'path' | 'filename'>,
   ): Promise<ConvertFileResult> {
-    const { options, stamp } = stampPart((job.options ?? {}) as Record<string, unknown>);
+    const { options, stamp, certificate } = optionParts((job.options ?? {}) as Record<string, unknown>);
     const done = await client.convert(
       inputs.map((i) => i.path),
       {
@@ -62,6 +62,7 @@ export function remoteRunner(client: FileconvClient): Runner {
         from: job.from,
         options,
         stamp,
+        certificate,
         signal: job.signal,
         onStatus: (r) => job.onProgress?.(r.progress as Progress),
       },
@@ -109,16 +110,27 @@ const STAMP_EXTENSIONS: Record<string, string> = {
 };
 
 /**
- * `--stamp-image` becomes the option stamp_image (a data: URL) on the command line; the API takes
- * the picture as its `stamp` part instead, since a meta field holds at most 64 KiB.
+ * `--stamp-image` and `--sign-certificate` become the options stamp_image and sign_certificate
+ * (data: URLs) on the command line; the API takes those files as its `stamp` and `certificate`
+ * parts instead, since a meta field holds at most 64 KiB.
  */
-function stampPart(all: Record<string, unknown>): {
+function optionParts(all: Record<string, unknown>): {
   options: Record<string, unknown>;
   stamp?: { input: Uint8Array; filename: string };
+  certificate?: { input: Uint8Array; filename: string };
 } {
-  const { stamp_image: picture, ...options } = all;
-  const m = typeof picture === 'string' ? /^data:([^;,]+);base64,(.*)$/s.exec(picture) : null;
+  const { stamp_image: picture, sign_certificate: p12, ...options } = all;
+  const dataUrl = (v: unknown) => (typeof v === 'string' ? /^data:([^;,]+);base64,(.*)$/s.exec(v) : null);
+  const m = dataUrl(picture);
   const ext = m ? STAMP_EXTENSIONS[m[1]!] : undefined;
-  if (!m || !ext) return { options: all };
-  return { options, stamp: { input: Buffer.from(m[2]!, 'base64'), filename: `stamp.${ext}` } };
+  const c = dataUrl(p12);
+  return {
+    options: {
+      ...options,
+      ...(picture !== undefined && !ext && { stamp_image: picture }),
+      ...(p12 !== undefined && !c && { sign_certificate: p12 }),
+    },
+    ...(m && ext && { stamp: { input: Buffer.from(m[2]!, 'base64'), filename: `stamp.${ext}` } }),
+    ...(c && { certificate: { input: Buffer.from(c[2]!, 'base64'), filename: 'certificate.p12' } }),
+  };
 }

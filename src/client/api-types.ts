@@ -208,6 +208,11 @@ export interface paths {
                          * @description A PNG, JPEG or SVG picture (at most 1 MiB, typed by its file name) laid on every page of the PDF: the option stamp_image.
                          */
                         stamp?: string;
+                        /**
+                         * Format: binary
+                         * @description A PKCS#12 file (.p12, .pfx; at most 64 KiB) whose key signs the PDF: the option sign_certificate, with sign_password in meta.options. Kept sealed like a password.
+                         */
+                        certificate?: string;
                     };
                 };
             };
@@ -2487,6 +2492,30 @@ export interface components {
              * @example 2
              */
             sheet?: string;
+            /** @description sign the PDF (PAdES B-B) with the key and certificate of this PKCS#12 file, as a data: URL (HTTP: the part "certificate"; CLI: --sign-certificate FILE) */
+            sign_certificate?: string;
+            /**
+             * @description with sign_certificate: the place given in the signature
+             * @example London
+             */
+            sign_location?: string;
+            /** @description with sign_certificate: draw the signature in a box on this page (default: invisible) */
+            sign_page?: number;
+            /**
+             * @description with sign_certificate: the password of the PKCS#12 file
+             * @example correct horse
+             */
+            sign_password?: string;
+            /**
+             * @description with sign_page: where the box is drawn (default bottom-right)
+             * @enum {string}
+             */
+            sign_position?: "center" | "top-left" | "top-center" | "top-right" | "bottom-left" | "bottom-center" | "bottom-right";
+            /**
+             * @description with sign_certificate: the reason given in the signature
+             * @example Approved
+             */
+            sign_reason?: string;
             /** @description spreadsheet to PDF: each sheet on one page, as large as it needs */
             single_page_sheets?: boolean;
             /** @description speech rate in words per minute */

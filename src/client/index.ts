@@ -45,6 +45,8 @@ export interface SubmitOptions {
   webhook?: ConvertMeta['webhook'];
   /** A PNG, JPEG or SVG picture stamped on every page of a PDF: the part `stamp`. */
   stamp?: { input: ClientInput; filename: string };
+  /** A PKCS#12 file that signs the PDF (option sign_password in `options`): the part `certificate`. */
+  certificate?: { input: ClientInput; filename: string };
   /** Seconds the submit waits for the end before answering 202 (0 to 60; default 30). */
   wait?: number;
   signal?: AbortSignal;
@@ -113,13 +115,16 @@ export function createClient(options: ClientOptions) {
     const names = Array.isArray(opts.filename) ? opts.filename : [opts.filename];
     const uploads = await Promise.all(inputs.map((one, i) => uploadOf(one, names[i])));
     const stamp = opts.stamp ? await uploadOf(opts.stamp.input, opts.stamp.filename) : undefined;
+    const certificate = opts.certificate
+      ? await uploadOf(opts.certificate.input, opts.certificate.filename)
+      : undefined;
     const meta = convertMeta(opts, inputs.length);
     const wait = String(opts.wait ?? LONG_POLL_SECONDS);
     const { data } = await call(
       () =>
         api.POST('/api/public/convert', {
           params: { query: { wait } },
-          body: convertForm(meta, uploads, stamp) as never,
+          body: convertForm(meta, uploads, { stamp, certificate }) as never,
           signal: opts.signal,
         }),
       opts.signal,
@@ -224,10 +229,16 @@ function convertMeta(opts: SubmitOptions, inputs: number): ConvertMeta {
 
 const plural = (n: number) => (n === 1 ? 'input' : `${n} inputs`);
 
-function convertForm(meta: ConvertMeta, uploads: Upload[], stamp: Upload | undefined): FormData {
+/** The form of a conversion: its meta, its files, and the files of options as parts of their own. */
+function convertForm(
+  meta: ConvertMeta,
+  uploads: Upload[],
+  optionParts: Record<'stamp' | 'certificate', Upload | undefined>,
+): FormData {
   const form = new FormData();
   form.append('meta', new Blob([JSON.stringify(meta)], { type: 'application/json' }), 'meta.json');
   for (const upload of uploads) form.append('file', upload.blob, upload.filename);
-  if (stamp) form.append('stamp', stamp.blob, stamp.filename);
+  for (const [name, part] of Object.entries(optionParts))
+    if (part) form.append(name, part.blob, part.filename);
   return form;
 }

@@ -33,7 +33,8 @@ export interface OptionSpec<S extends z.ZodType = z.ZodType> {
  * pages, rotation, flattening, several pages a sheet (after flattening: a sheet shows pages, not
  * their annotations), OCR, greyscale, compression, removal of active content (sanitize, so that
  * PDF/A and document information asked with it are written after), PDF/A, document information, fast web view,
- * encryption last, and a split (several files) at the very end.
+ * encryption, a signature (it covers the bytes of the file as it is returned), and a split
+ * (several files) at the very end.
  */
 export const OPERATION_ORDER = {
   redact: 5,
@@ -52,6 +53,7 @@ export const OPERATION_ORDER = {
   metadata: 60,
   linearize: 70,
   encrypt: 90,
+  sign: 95,
   split: 100,
 } as const;
 

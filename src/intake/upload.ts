@@ -9,8 +9,17 @@ import { type UploadPace, watchUploadPace } from './upload-pace.js';
 /** Room for multipart boundaries, part headers and the meta part on top of the file itself. */
 export const MULTIPART_OVERHEAD = 64 * 1024;
 const MAX_FIELD_BYTES = 64 * 1024;
-/** The stamp picture (`stamp` part): the limit of the option it becomes (stamp_image). */
-const MAX_STAMP_BYTES = 1024 * 1024;
+/**
+ * Parts read into memory beside the files, each the bytes of one option (docs/operations.md): the
+ * stamp picture (stamp_image) and the signing certificate (sign_certificate), at the limits of the
+ * options they become.
+ */
+const SMALL_PARTS = {
+  stamp: { max: 1024 * 1024, what: 'stamp picture' },
+  certificate: { max: 64 * 1024, what: 'certificate' },
+} as const;
+type SmallPart = keyof typeof SMALL_PARTS;
+const isSmallPart = (name: string): name is SmallPart => Object.hasOwn(SMALL_PARTS, name);
 /** An uploaded part whose name has nothing usable left is called this. */
 const UPLOAD_FALLBACK_NAME = 'upload';
 /**
@@ -36,6 +45,8 @@ export interface ParsedUpload {
   files: UploadedFile[];
   /** The picture of a `stamp` part (the option stamp_image), held in memory: at most 1 MiB. */
   stamp?: { bytes: Buffer; filename: string };
+  /** The PKCS#12 file of a `certificate` part (the option sign_certificate): at most 64 KiB. */
+  certificate?: { bytes: Buffer; filename: string };
 }
 
 /** Reads a small part into memory; `done` gets its bytes, or undefined when it was over `max`. */
@@ -124,8 +135,8 @@ export function receiveUpload(
   return new Promise((resolve, reject) => {
     const fields = new Map<string, { value: string; mimeType: string }>();
     const receiving: Receiving[] = [];
-    let stamp: ParsedUpload['stamp'];
-    let stampSeen = false;
+    const small: Pick<ParsedUpload, SmallPart> = {};
+    const smallSeen = new Set<SmallPart>();
     let total = 0;
     let settled = false;
     const tooManyFiles = () =>
@@ -144,10 +155,10 @@ export function receiveUpload(
         highWaterMark: UPLOAD_BUFFER_BYTES,
         fileHwm: UPLOAD_BUFFER_BYTES,
         limits: {
-          // One more than allowed, so going over is seen (a meta and a stamp part count too).
-          files: maxFiles + 3,
+          // One more than allowed, so going over is seen (a meta, a stamp and a certificate count too).
+          files: maxFiles + 4,
           fields: 8,
-          parts: maxFiles + 10,
+          parts: maxFiles + 11,
           fileSize: maxFileBytes + 1,
           fieldSize: MAX_FIELD_BYTES,
           headerPairs: 50,
@@ -207,19 +218,17 @@ export function receiveUpload(
         });
         return;
       }
-      if (name === 'stamp') {
-        if (stampSeen) {
+      if (isSmallPart(name)) {
+        if (smallSeen.has(name)) {
           stream.resume();
-          refuse(new FileconvError('INVALID_REQUEST', 'Send at most one "stamp" part.'));
+          refuse(new FileconvError('INVALID_REQUEST', `Send at most one "${name}" part.`));
           return;
         }
-        stampSeen = true;
-        readSmallPart(stream, MAX_STAMP_BYTES, (bytes) => {
-          if (!bytes)
-            refuse(
-              new FileconvError('INVALID_REQUEST', `The stamp picture is over ${MAX_STAMP_BYTES} bytes.`),
-            );
-          else stamp = { bytes, filename: sanitizeFilename(filename, UPLOAD_FALLBACK_NAME) };
+        smallSeen.add(name);
+        const { max, what } = SMALL_PARTS[name];
+        readSmallPart(stream, max, (bytes) => {
+          if (!bytes) refuse(new FileconvError('INVALID_REQUEST', `The ${what} is over ${max} bytes.`));
+          else small[name] = { bytes, filename: sanitizeFilename(filename, UPLOAD_FALLBACK_NAME) };
         });
         return;
       }
@@ -296,7 +305,7 @@ export function receiveUpload(
       settled = true;
       stopPace();
       const files = receiving.map((r, i) => ({ ...r.file, size: sizes[i] ?? 0 }));
-      resolve({ fields, file: files[0], files, ...(stamp ? { stamp } : {}) });
+      resolve({ fields, file: files[0], files, ...small });
     });
     incoming.on('aborted', () =>
       refuse(new FileconvError('INTAKE_FAILED', 'The client stopped sending the upload.')),

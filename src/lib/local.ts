@@ -3,6 +3,7 @@ import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, dirname, extname, join, resolve } from 'node:path';
 import { type ConvertFileResult, convertFile, mergeFiles } from '../core/convert-file.js';
+import { readCertificateUrl } from '../core/sign-certificate.js';
 import { withStampPicture } from '../core/stamp-picture.js';
 import { type DetectReport, detect as detectPath } from '../detect/index.js';
 import { FileconvError } from '../errors/index.js';
@@ -47,6 +48,11 @@ export interface ConvertOptions {
    * `stamp_image`, placed by `stamp_image_position`, `stamp_image_width`, `stamp_image_opacity`.
    */
   stampImage?: FileInput;
+  /**
+   * A PKCS#12 file (a path, or its bytes) that signs the PDF: the option `sign_certificate`, with
+   * `sign_password`, `sign_reason`, `sign_location`, `sign_page` and `sign_position`.
+   */
+  signCertificate?: FileInput;
   signal?: AbortSignal;
   onProgress?: (progress: Progress) => void;
   onEvent?: (event: RunEvent) => void;
@@ -66,6 +72,11 @@ export async function convert(
   if (options.stampImage !== undefined) {
     const { stampImage, ...rest } = options;
     return convert(input, { ...rest, options: await withStampPicture(rest.options, stampImage) });
+  }
+  if (options.signCertificate !== undefined) {
+    const { signCertificate, ...rest } = options;
+    const certificate = await readCertificateUrl(signCertificate);
+    return convert(input, { ...rest, options: { ...rest.options, sign_certificate: certificate } });
   }
   if (isList(input)) return mergeList(input, to, options);
   const from = options.from === undefined ? undefined : knownFormat(options.from);

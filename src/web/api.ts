@@ -193,7 +193,12 @@ function quoteFilename(name: string): string {
  * The files themselves are passed through as Blobs, never read into memory; several `file` parts
  * (a merge) go in the order given.
  */
-function multipart(parts: { meta?: ConvertMeta; files?: readonly File[]; stamp?: File }): {
+function multipart(parts: {
+  meta?: ConvertMeta;
+  files?: readonly File[];
+  /** Files of options sent as parts of their own, by part name (`stamp`, `certificate`). */
+  optionFiles?: Readonly<Record<string, File>>;
+}): {
   body: Blob;
   type: string;
 } {
@@ -206,8 +211,11 @@ function multipart(parts: { meta?: ConvertMeta; files?: readonly File[]; stamp?:
       '\r\n',
     );
   }
-  const named = (parts.files ?? []).map((file) => ['file', file] as const);
-  for (const [name, file] of parts.stamp ? [...named, ['stamp', parts.stamp] as const] : named) {
+  const named = [
+    ...(parts.files ?? []).map((file) => ['file', file] as const),
+    ...Object.entries(parts.optionFiles ?? {}),
+  ];
+  for (const [name, file] of named) {
     chunks.push(
       `--${boundary}\r\nContent-Disposition: form-data; name="${name}"; filename="${quoteFilename(file.name)}"\r\n` +
         `Content-Type: ${file.type || 'application/octet-stream'}\r\n\r\n`,
@@ -240,15 +248,15 @@ export const api = {
   },
 
   /**
-   * One conversion: no file (a source URL), one file, or several taken in order (a merge); a
-   * picture to stamp on the pages goes as the part "stamp".
+   * One conversion: no file (a source URL), one file, or several taken in order (a merge); the
+   * files of options (a stamp picture, a signing certificate) go as parts of their own.
    */
   convert(
     meta: ConvertMeta,
     files: readonly File[] = [],
-    stamp?: File,
+    optionFiles: Readonly<Record<string, File>> = {},
   ): Promise<{ request_id: string; status: string }> {
-    const { body, type } = multipart({ meta, files, stamp });
+    const { body, type } = multipart({ meta, files, optionFiles });
     return call('/api/public/convert', {
       method: 'POST',
       body,

@@ -5,6 +5,7 @@ import { curlCommands } from './curl-view.js';
 import { DetectView } from './detect-view.js';
 import { byId, clear, h } from './dom.js';
 import { errorNotice, type NoticeAction, warningNotice } from './notice.js';
+import { FILE_OPTIONS } from './option-fields.js';
 import { PdfToolsView } from './pdf-tools.js';
 import { describe, RecentView } from './recent-view.js';
 import { RecipesView } from './recipes-view.js';
@@ -22,8 +23,8 @@ interface PageState {
 interface SubmitExtras {
   /** Compare the result's size with the input's (compression). */
   compareSize?: boolean;
-  /** A picture to stamp on the pages (the part "stamp"). */
-  stamp?: File;
+  /** Files of options, by the part they go as (a stamp picture, a signing certificate). */
+  optionFiles?: Record<string, File>;
 }
 
 const state: PageState = { catalog: Catalog.empty(), file: null, source: null, last: null };
@@ -38,11 +39,17 @@ const pdfTools = new PdfToolsView(byId('pdf-tools'), {
     if (!state.file) return;
     const file = state.file;
     showCurl(file.name, 'pdf-pdf');
-    // A picture chosen for a stamp goes as the part "stamp", not inside the meta part.
-    const { stamp_image: stamp, ...rest } = options;
+    // A file chosen for an option (a stamp picture, a certificate) goes as a part of its own.
+    const rest: Record<string, unknown> = {};
+    const optionFiles: Record<string, File> = {};
+    for (const [name, value] of Object.entries(options)) {
+      const part = FILE_OPTIONS[name]?.part;
+      if (part && value instanceof File) optionFiles[part] = value;
+      else rest[name] = value;
+    }
     void submit({ conversion: 'pdf-pdf', options: rest }, file, `${file.name}: ${tool.title.toLowerCase()}`, {
       compareSize: tool.compareSize,
-      stamp: stamp instanceof File ? stamp : undefined,
+      optionFiles,
     });
   },
 });
@@ -154,7 +161,7 @@ async function submit(
   resultView.showBusy(file ? `Uploading ${file.name}…` : 'Fetching the file from its address…');
   targetView.setBusy(true);
   try {
-    const accepted = await api.convert(meta, file ? [file] : [], extras.stamp);
+    const accepted = await api.convert(meta, file ? [file] : [], extras.optionFiles);
     void resultView.track(accepted.request_id, label, extras.compareSize ? file?.size : undefined);
   } catch (error) {
     resultView.showError(toApiError(error));

@@ -24,14 +24,15 @@ export function isSecretOption(name: string): boolean {
   return /password/.test(name);
 }
 
-/** The picture files a picture option (the stamp's, `stamp_image`) takes. */
-const PICTURE_TYPES = '.png,.jpg,.jpeg,.svg,image/png,image/jpeg,image/svg+xml';
-
-/** An option whose value is a picture as a data: URL: the page offers a file field for it. */
-export function isPictureOption(schema: OptionSchema): boolean {
-  const example = schema.examples?.[0];
-  return typeof example === 'string' && example.startsWith('data:image/');
-}
+/**
+ * Options whose value is a file as a data: URL, each with the files its field takes and the
+ * multipart part it is sent as (the meta part holds 64 KiB): the stamp's picture and the signing
+ * certificate.
+ */
+export const FILE_OPTIONS: Readonly<Record<string, { accept: string; part: string }>> = {
+  stamp_image: { accept: '.png,.jpg,.jpeg,.svg,image/png,image/jpeg,image/svg+xml', part: 'stamp' },
+  sign_certificate: { accept: '.p12,.pfx,application/x-pkcs12', part: 'certificate' },
+};
 
 /** The values an enumerated option takes: `enum`, or `anyOf` of one-value enums or consts. */
 function choices(schema: OptionSchema): Array<string | number> | null {
@@ -86,9 +87,10 @@ function control(name: string, id: string, schema: OptionSchema, initial: unknow
     node.value = given;
     return [node, () => (node.value.trim() === '' ? undefined : Number(node.value))];
   }
-  if (isPictureOption(schema)) {
-    // Sent as its own multipart part (the meta part holds 64 KiB), so the file itself is read.
-    const node = h('input', { attrs: { id, type: 'file', accept: PICTURE_TYPES } });
+  const file = FILE_OPTIONS[name];
+  if (file) {
+    // Sent as its own multipart part, so the file itself is read.
+    const node = h('input', { attrs: { id, type: 'file', accept: file.accept } });
     return [node, () => node.files?.[0]];
   }
   const secret = isSecretOption(name);

@@ -87,6 +87,22 @@ export const PDF_TOOLS: readonly PdfTool[] = [
     button: 'Stamp',
   },
   {
+    id: 'sign',
+    title: 'Sign',
+    blurb:
+      'Sign it with your certificate (a .p12 or .pfx file and its password): readers show who signed and whether it changed since. Signing is the last step: a signed file is not encrypted here.',
+    fields: [
+      'sign_certificate',
+      'sign_password',
+      'sign_reason',
+      'sign_location',
+      'sign_page',
+      'sign_position',
+    ],
+    required: ['sign_certificate'],
+    button: 'Sign',
+  },
+  {
     id: 'watermark',
     title: 'Watermark',
     blurb: 'Draw a line of text across every page, like DRAFT or CONFIDENTIAL.',

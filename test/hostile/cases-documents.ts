@@ -1,20 +1,5 @@
-import { engineMade, truncatedFixture } from './build.js';
+import { engineMade, numberedPdf as pdf, truncatedFixture } from './build.js';
 import type { HostileCase } from './harness.js';
-
-/** A PDF from numbered object bodies, with a correct xref table. */
-function pdf(objects: string[]): Buffer {
-  let out = '%PDF-1.4\n';
-  const offsets: number[] = [];
-  objects.forEach((body, i) => {
-    offsets.push(Buffer.byteLength(out, 'latin1'));
-    out += `${i + 1} 0 obj\n${body}\nendobj\n`;
-  });
-  const xref = Buffer.byteLength(out, 'latin1');
-  out += `xref\n0 ${objects.length + 1}\n0000000000 65535 f \n`;
-  for (const o of offsets) out += `${String(o).padStart(10, '0')} 00000 n \n`;
-  out += `trailer\n<< /Size ${objects.length + 1} /Root 1 0 R >>\nstartxref\n${xref}\n%%EOF\n`;
-  return Buffer.from(out, 'latin1');
-}
 
 /** A PDF whose page tree claims `count` pages, all the same tiny page object. */
 function manyPagesPdf(count: number): Buffer {

@@ -13,6 +13,7 @@ import { HOSTILE_OUTPUT_LIMIT, inflationCases } from './cases-inflation.js';
 import { mediaCases } from './cases-media.js';
 import { officeCases } from './cases-office.js';
 import { pageCases } from './cases-pages.js';
+import { signingCases } from './cases-signing.js';
 import { webCases } from './cases-web.js';
 import {
   armCanaryFiles,
@@ -37,6 +38,7 @@ const cases = [
   ...officeCases,
   ...documentCases,
   ...pageCases,
+  ...signingCases,
   ...dataCases,
   ...inflationCases,
   ...webCases,

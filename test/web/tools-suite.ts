@@ -236,6 +236,56 @@ export async function webToolsSuite(setupName: SetupName): Promise<void> {
         await harness.finish(page);
       });
 
+      itStoreBlind('signs with a chosen certificate and its password with the sign tool', async () => {
+        const page = await harness.open();
+        await choosePdf(page, threePages);
+        const p12 = join(web.scratch, 'identity.p12');
+        const key = join(web.scratch, 'key.pem');
+        const cert = join(web.scratch, 'cert.pem');
+        spawnSync('openssl', [
+          'req',
+          '-x509',
+          '-newkey',
+          'rsa:2048',
+          '-nodes',
+          '-keyout',
+          key,
+          '-out',
+          cert,
+          '-days',
+          '30',
+          '-subj',
+          '/CN=Grace Hopper',
+        ]);
+        spawnSync('openssl', [
+          'pkcs12',
+          '-export',
+          '-inkey',
+          key,
+          '-in',
+          cert,
+          '-out',
+          p12,
+          '-passout',
+          'pass:cobol',
+        ]);
+        await runTool(page, 'sign', async (p) => {
+          await p.setInputFiles('#tool-sign-sign_certificate', {
+            name: 'identity.p12',
+            mimeType: 'application/x-pkcs12',
+            buffer: await readFile(p12),
+          });
+          await p.fill('#tool-sign-sign_password', 'cobol');
+          await p.fill('#tool-sign-sign_page', '1');
+        });
+        const out = await fetchLink(page, '[data-artifact="pdf"] a', 'signed.pdf');
+        const report = spawnSync('pdfsig', [out], { encoding: 'utf8' }).stdout;
+        expect(report).toContain('Signer Certificate Common Name: Grace Hopper');
+        expect(report).toContain('Signature Validation: Signature is Valid.');
+        expect(pdfText(out)).toContain('Digitally signed by Grace Hopper');
+        await harness.finish(page);
+      });
+
       itStoreBlind('numbers the pages, then makes a PDF/A with a title, with their tools', async () => {
         const page = await harness.open();
         await choosePdf(page, threePages);

@@ -1,5 +1,6 @@
 import type { Context, Hono, MiddlewareHandler } from 'hono';
 import { detectFile } from '../../../core/detect-file.js';
+import { certificateUrl } from '../../../core/sign-certificate.js';
 import { stampPictureUrl } from '../../../core/stamp-picture.js';
 import { findPlan, submitConversion } from '../../../core/submit-conversion.js';
 import { submitMerge } from '../../../core/submit-merge.js';
@@ -168,7 +169,7 @@ export function registerIntakeRoutes(app: Hono<AppEnv>, ctx: ServerContext): voi
       if (extra.length > 0)
         throw new FileconvError(
           'INVALID_REQUEST',
-          `Unknown part "${extra[0]!.slice(0, 40)}"; convert takes "meta", "file" and "stamp".`,
+          `Unknown part "${extra[0]!.slice(0, 40)}"; convert takes "meta", "file", "stamp" and "certificate".`,
         );
       const webhook = meta.webhook;
       const inputCount = meta.sourceUrls?.length ?? Math.max(upload.files.length, 1);
@@ -183,13 +184,18 @@ export function registerIntakeRoutes(app: Hono<AppEnv>, ctx: ServerContext): voi
         receivedAt: received,
         conversion: run.conversion,
         to: run.to,
-        // A `stamp` part is the picture of the option stamp_image (docs/operations.md).
-        options: upload.stamp
-          ? {
-              ...(run.options as object | undefined),
-              stamp_image: stampPictureUrl(upload.stamp.bytes, upload.stamp.filename),
-            }
-          : run.options,
+        // A `stamp` part is the picture of the option stamp_image, a `certificate` part the
+        // PKCS#12 file of sign_certificate (docs/operations.md).
+        options:
+          upload.stamp || upload.certificate
+            ? {
+                ...(run.options as object | undefined),
+                ...(upload.stamp && {
+                  stamp_image: stampPictureUrl(upload.stamp.bytes, upload.stamp.filename),
+                }),
+                ...(upload.certificate && { sign_certificate: certificateUrl(upload.certificate.bytes) }),
+              }
+            : run.options,
         ownerHash: c.get('ownerHash'),
         metering: meteringOf(c, ctx),
         webhook: webhook && {

@@ -136,6 +136,10 @@ export const apiRoutes = (options: z.ZodType) => [
                 description:
                   'A PNG, JPEG or SVG picture (at most 1 MiB, typed by its file name) laid on every page of the PDF: the option stamp_image.',
               }),
+              certificate: binary().optional().meta({
+                description:
+                  'A PKCS#12 file (.p12, .pfx; at most 64 KiB) whose key signs the PDF: the option sign_certificate, with sign_password in meta.options. Kept sealed like a password.',
+              }),
             }),
             encoding: { meta: { contentType: 'application/json' } },
           },

@@ -1,0 +1,18 @@
+import { FileconvError } from '../src/errors/index.js';
+import { EngineProcessError } from '../src/run/process.js';
+
+/*
+ * The Python scripts shipped with the converters (MuPDF's page tools, the signature) answer with
+ * one JSON line, and exit 3 when the request cannot be met by this document: `{code, error}`.
+ */
+
+/** A script's one JSON line (a binding may print warnings of its own around it). */
+export const scriptAnswer = <T>(output: string): T => JSON.parse(/^\{.*\}$/m.exec(output)?.[0] ?? '{}') as T;
+
+/** A script's refusal (exit 3) as the error it stands for; any other failure as it was. */
+export function scriptRefusal(e: unknown, fallback: string): unknown {
+  if (!(e instanceof EngineProcessError) || e.exitCode !== 3) return e;
+  const { code, error } = scriptAnswer<{ error?: string; code?: string }>(e.output);
+  if (code === 'ENCRYPTED_DOCUMENT') return new FileconvError('ENCRYPTED_DOCUMENT', undefined, { cause: e });
+  return new FileconvError('INVALID_REQUEST', error ?? fallback, { cause: e });
+}
