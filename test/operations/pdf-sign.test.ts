@@ -333,5 +333,10 @@ describe.skipIf(!hasSigner)('signing PDFs (python3-pikepdf, python3-asn1crypto i
       Buffer.from('not a certificate'),
     );
     expect(notP12.done.error?.code).toBe('INVALID_REQUEST');
+
+    // Refused while the upload is read: a certificate part over the option's 64 KiB.
+    const large = await convertThroughServer(source, { sign_password: marker }, Buffer.alloc(70 * 1024, 1));
+    expect(large.done.status).toBe(400);
+    expect(large.done.error.message).toMatch(/certificate is over 65536 bytes/);
   });
 });
