@@ -1,44 +1,15 @@
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { makePkcs12 } from '../helpers/pkcs12.js';
 import { numberedPdf } from './build.js';
 import type { HostileCase } from './harness.js';
 
-/** A PKCS#12 identity made by OpenSSL for these cases, as the option's data: URL. */
+/** A PKCS#12 identity for these cases, as the option's data: URL. */
 function identityUrl(password: string): string {
   const dir = mkdtempSync(join(tmpdir(), 'fileconv-hostile-p12-'));
   try {
-    const [key, cert, p12] = ['key.pem', 'cert.pem', 'id.p12'].map((f) => join(dir, f)) as [
-      string,
-      string,
-      string,
-    ];
-    execFileSync(
-      'openssl',
-      [
-        'req',
-        '-x509',
-        '-newkey',
-        'rsa:2048',
-        '-nodes',
-        '-keyout',
-        key,
-        '-out',
-        cert,
-        '-days',
-        '2',
-        '-subj',
-        '/CN=Hostile case',
-      ],
-      { stdio: 'ignore' },
-    );
-    execFileSync(
-      'openssl',
-      ['pkcs12', '-export', '-inkey', key, '-in', cert, '-out', p12, '-passout', `pass:${password}`],
-      { stdio: 'ignore' },
-    );
-    return `data:application/x-pkcs12;base64,${readFileSync(p12).toString('base64')}`;
+    return `data:application/x-pkcs12;base64,${readFileSync(makePkcs12(dir, 'Hostile case', password)).toString('base64')}`;
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

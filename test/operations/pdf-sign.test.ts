@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { convert } from '../../src/index.js';
 import { createLogger } from '../../src/server/observability/logging.js';
 import { textPdf } from '../converters/_image-samples.js';
+import { makePkcs12 } from '../helpers/pkcs12.js';
 import {
   downloadArtifact,
   filePart,
@@ -40,37 +41,6 @@ let source: string;
 let p12: string;
 /** The certificate's password: it must never be kept or said anywhere. */
 const marker = `marker-${randomUUID()}`;
-
-function makeIdentity(folder: string, cn: string, password: string): string {
-  const key = join(folder, 'key.pem');
-  const cert = join(folder, 'cert.pem');
-  const out = join(folder, 'identity.p12');
-  execFileSync(
-    'openssl',
-    [
-      'req',
-      '-x509',
-      '-newkey',
-      'rsa:2048',
-      '-nodes',
-      '-keyout',
-      key,
-      '-out',
-      cert,
-      '-days',
-      '30',
-      '-subj',
-      `/CN=${cn}/O=Analytical Engines`,
-    ],
-    { stdio: 'ignore' },
-  );
-  execFileSync(
-    'openssl',
-    ['pkcs12', '-export', '-inkey', key, '-in', cert, '-out', out, '-passout', `pass:${password}`],
-    { stdio: 'ignore' },
-  );
-  return out;
-}
 
 function pdfsig(pdf: string): string {
   // pdfsig exits 1 for a signature it cannot trust (a self-signed certificate); its report is what counts.
@@ -118,6 +88,24 @@ function opensslVerifies(pdf: string): { ok: boolean; attributes: string } {
   return { ok: verify.status === 0 && /Verification successful/.test(verify.stderr), attributes };
 }
 
+/** `fileconv convert SOURCE --to pdf -o OUT --sign-certificate P12` with more arguments; fails the test on a failure. */
+async function signWithCli(out: string, ...more: string[]): Promise<void> {
+  const args = [
+    'convert',
+    source,
+    '--to',
+    'pdf',
+    '-o',
+    out,
+    '--sign-certificate',
+    p12,
+    '-O',
+    `sign_password=${marker}`,
+  ];
+  const r = await execa(BIN, [...args, ...more], { reject: false });
+  expect(r.exitCode, r.stderr).toBe(0);
+}
+
 /** Pixels darker than 128 in the bottom-left quarter of a grey render's lowest fifth. */
 function inkBottomLeft(r: Raster): number {
   let n = 0;
@@ -151,7 +139,7 @@ async function convertThroughServer(
 describe.skipIf(!hasSigner)('signing PDFs (python3-pikepdf, python3-asn1crypto installed)', () => {
   beforeAll(async () => {
     dir = tempDir();
-    p12 = makeIdentity(dir, 'Ada Lovelace', marker);
+    p12 = makePkcs12(dir, 'Ada Lovelace', marker);
     source = await textPdf(dir, ['Contract page one', 'Contract page two'], 'contract.pdf');
     server = await startTestServer(
       {},
@@ -224,29 +212,15 @@ describe.skipIf(!hasSigner)('signing PDFs (python3-pikepdf, python3-asn1crypto i
 
   it('draws a visible signature on the page asked, and a changed byte shows in the check', async () => {
     const out = join(dir, 'visible.pdf');
-    const r = await execa(
-      BIN,
-      [
-        'convert',
-        source,
-        '--to',
-        'pdf',
-        '-o',
-        out,
-        '--sign-certificate',
-        p12,
-        '-O',
-        `sign_password=${marker}`,
-        '-O',
-        'sign_page=2',
-        '-O',
-        'sign_position=bottom-left',
-        '-O',
-        'sign_reason=Reviewed',
-      ],
-      { reject: false },
+    await signWithCli(
+      out,
+      '-O',
+      'sign_page=2',
+      '-O',
+      'sign_position=bottom-left',
+      '-O',
+      'sign_reason=Reviewed',
     );
-    expect(r.exitCode, r.stderr).toBe(0);
     expect(pdfsig(out)).toContain('Signature Validation: Signature is Valid.');
     expect(opensslVerifies(out).ok).toBe(true);
     // The box: text a reader extracts, and ink at the bottom left of page 2, where page 1 has none.
@@ -267,25 +241,7 @@ describe.skipIf(!hasSigner)('signing PDFs (python3-pikepdf, python3-asn1crypto i
 
   it('signs from the CLI on a server, the certificate sent as its own part', async () => {
     const out = join(dir, 'remote.pdf');
-    const r = await execa(
-      BIN,
-      [
-        'convert',
-        source,
-        '--to',
-        'pdf',
-        '-o',
-        out,
-        '--server',
-        server.url,
-        '--sign-certificate',
-        p12,
-        '-O',
-        `sign_password=${marker}`,
-      ],
-      { reject: false },
-    );
-    expect(r.exitCode, r.stderr).toBe(0);
+    await signWithCli(out, '--server', server.url);
     expect(pdfsig(out)).toContain('Signature Validation: Signature is Valid.');
   });
 

@@ -11,6 +11,7 @@ import { runConversion } from '../../src/run/runner.js';
 import { textPdf } from '../converters/_image-samples.js';
 import { pdfPages } from '../converters/_web-pages.js';
 import { pdfPageCount, pdfText, zipEntries } from '../helpers/office.js';
+import { makePkcs12 } from '../helpers/pkcs12.js';
 import { SETUP_TITLES, type SetupName, setupMissing } from '../support/setups.js';
 import { downloadHref, PHONE, scanPdf } from './browser.js';
 import { webSuite } from './suite-kit.js';
@@ -239,36 +240,7 @@ export async function webToolsSuite(setupName: SetupName): Promise<void> {
       itStoreBlind('signs with a chosen certificate and its password with the sign tool', async () => {
         const page = await harness.open();
         await choosePdf(page, threePages);
-        const p12 = join(web.scratch, 'identity.p12');
-        const key = join(web.scratch, 'key.pem');
-        const cert = join(web.scratch, 'cert.pem');
-        spawnSync('openssl', [
-          'req',
-          '-x509',
-          '-newkey',
-          'rsa:2048',
-          '-nodes',
-          '-keyout',
-          key,
-          '-out',
-          cert,
-          '-days',
-          '30',
-          '-subj',
-          '/CN=Grace Hopper',
-        ]);
-        spawnSync('openssl', [
-          'pkcs12',
-          '-export',
-          '-inkey',
-          key,
-          '-in',
-          cert,
-          '-out',
-          p12,
-          '-passout',
-          'pass:cobol',
-        ]);
+        const p12 = makePkcs12(web.scratch, 'Grace Hopper', 'cobol');
         await runTool(page, 'sign', async (p) => {
           await p.setInputFiles('#tool-sign-sign_certificate', {
             name: 'identity.p12',
