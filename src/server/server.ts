@@ -17,6 +17,7 @@ import type { ServerContext, UrlIntake } from './context.js';
 import { DEFAULT_RETRY_DELAYS_MS, WebhookDispatcher } from './delivery/webhooks.js';
 import { createApp } from './http/app.js';
 import { FinishedAnswers } from './http/finished-answers.js';
+import { idleLimitOnClientOnly } from './http/idle-limit.js';
 import { keptPollAnswerer } from './http/kept-polls.js';
 import { coreEngine, type ServerEngine, warmEngines } from './jobs/engine.js';
 import { JobRunner } from './jobs/job-runner.js';
@@ -193,6 +194,7 @@ export async function startServer(config: ServeConfig, options: StartOptions = {
         // Polls of finished requests are answered before Hono sees them (kept-polls.ts).
         createServer: ((options: ServerOptions, listener: RequestListener) =>
           createServer(options, (req, res) => {
+            idleLimitOnClientOnly(req, res, config.idleTimeoutMs);
             if (!answerKept(req, res)) listener(req, res);
           })) as typeof createServer,
       },
@@ -202,7 +204,8 @@ export async function startServer(config: ServeConfig, options: StartOptions = {
   });
   // Uploads of 200 MiB on slow links take a while; the default 5 min request timeout cuts them.
   // Their pace is watched instead (config.uploadPace), and a connection idle in both directions,
-  // such as a download nobody reads, is destroyed after idleTimeoutMs with the file it was sending.
+  // such as a download nobody reads, is destroyed after idleTimeoutMs with the file it was sending
+  // (not while the server itself works on a request it has whole: http/idle-limit.ts).
   server.requestTimeout = 0;
   server.timeout = config.idleTimeoutMs;
   // Keep-alive connections must close (and say so in Keep-Alive: timeout=) before the idle timer
