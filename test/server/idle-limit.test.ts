@@ -47,7 +47,7 @@ describe('the idle limit', () => {
     expect(await post.body.text()).toBe('thought it over');
   });
 
-  it('cuts such a request without it: the socket timer alone counts the server's thinking', async () => {
+  it('cuts such a request without it: the socket timer alone counts the thinking too', async () => {
     const url = await start(true, false);
     await expect(request(url, { dispatcher: fresh }).then((r) => r.body.text())).rejects.toThrow(
       /other side closed|socket/i,
