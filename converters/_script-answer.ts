@@ -1,5 +1,6 @@
+import type { EngineProbe } from '../src/engine/contract.js';
 import { FileconvError } from '../src/errors/index.js';
-import { EngineProcessError } from '../src/run/process.js';
+import { binaryOutput, EngineProcessError, findBinary } from '../src/run/process.js';
 
 /*
  * The Python scripts shipped with the converters (MuPDF's page tools, the signature) answer with
@@ -15,4 +16,26 @@ export function scriptRefusal(e: unknown, fallback: string): unknown {
   const { code, error } = scriptAnswer<{ error?: string; code?: string }>(e.output);
   if (code === 'ENCRYPTED_DOCUMENT') return new FileconvError('ENCRYPTED_DOCUMENT', undefined, { cause: e });
   return new FileconvError('INVALID_REQUEST', error ?? fallback, { cause: e });
+}
+
+/** The system's Python first: the modules the scripts import are Debian's, which another python3 on PATH lacks. */
+const PYTHONS = ['/usr/bin/python3', 'python3'];
+
+/**
+ * The first Python that runs `probe` cleanly, with the version `version` finds in what it printed.
+ * binaryOutput keeps a clean answer only: after `doctor --install` adds a module, it is asked again.
+ */
+export async function probeScriptPython(
+  probe: string,
+  version: RegExp,
+  missing: string,
+): Promise<EngineProbe> {
+  for (const name of PYTHONS) {
+    const path = findBinary([name]);
+    if (!path) continue;
+    const r = await binaryOutput(path, ['-c', probe]);
+    const found = version.exec(r.all)?.[1];
+    if (r.exitCode === 0 && found) return { ok: true, path, version: found };
+  }
+  return { ok: false, detail: missing };
 }

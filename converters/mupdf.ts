@@ -1,15 +1,15 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { type ConversionEdge, defineConverter, type EngineProbe } from '../src/engine/contract.js';
+import { type ConversionEdge, defineConverter } from '../src/engine/contract.js';
 import { optionsFor } from '../src/engine/options.js';
 import { convertersDir } from '../src/engine/package-files.js';
 import { keepActiveContent } from '../src/engine/shared-options.js';
 import { FileconvError } from '../src/errors/index.js';
-import { binaryOutput, findBinary, runProcess } from '../src/run/process.js';
+import { runProcess } from '../src/run/process.js';
 import { MUPDF_OPTIONS, mupdfJob, wantsMupdf } from './_mupdf-options.js';
 import { assertPdfHeader } from './_pdf.js';
 import { withoutActiveContent } from './_pdf-active.js';
-import { scriptAnswer, scriptRefusal } from './_script-answer.js';
+import { probeScriptPython, scriptAnswer, scriptRefusal } from './_script-answer.js';
 
 /**
  * Page operations by MuPDF through its Python binding (python3-fitz): redaction that removes what
@@ -24,23 +24,13 @@ const edges: ConversionEdge[] = [
   { from: 'pdf', to: 'pdf', family: 'document', lossy: false, cost: 6, skipWhen: (o) => !wantsMupdf(o) },
 ];
 
-/** The system's Python first: MuPDF's binding is Debian's, which another python3 on PATH lacks. */
-const PYTHONS = ['/usr/bin/python3', 'python3'];
-const PROBE = 'import fitz; print("PyMuPDF", fitz.VersionBind)';
-
 const script = () => convertersDir('mupdf', 'pdf_tools.py');
-
-/** binaryOutput keeps a Python's clean answer only: after `doctor --install` adds fitz, it is asked again. */
-async function probe(): Promise<EngineProbe> {
-  for (const name of PYTHONS) {
-    const path = findBinary([name]);
-    if (!path) continue;
-    const r = await binaryOutput(path, ['-c', PROBE]);
-    const version = /PyMuPDF (\d+\.\d+(?:\.\d+)?)/.exec(r.all)?.[1];
-    if (r.exitCode === 0 && version) return { ok: true, path, version };
-  }
-  return { ok: false, detail: 'no Python that can import fitz (install python3-fitz)' };
-}
+const probe = () =>
+  probeScriptPython(
+    'import fitz; print("PyMuPDF", fitz.VersionBind)',
+    /PyMuPDF (\d+\.\d+(?:\.\d+)?)/,
+    'no Python that can import fitz (install python3-fitz)',
+  );
 
 interface Done {
   pages_in: number;

@@ -1,15 +1,15 @@
 import { join } from 'node:path';
 import { z } from 'zod';
-import { type ConversionEdge, defineConverter, type EngineProbe } from '../src/engine/contract.js';
+import { type ConversionEdge, defineConverter } from '../src/engine/contract.js';
 import { defineOption, int, like, OPERATION_ORDER, oneOf } from '../src/engine/option-kit.js';
 import { optionsFor } from '../src/engine/options.js';
 import { convertersDir } from '../src/engine/package-files.js';
 import { PASSWORD, password } from '../src/engine/shared-options.js';
 import { FileconvError } from '../src/errors/index.js';
-import { binaryOutput, findBinary, runProcess } from '../src/run/process.js';
+import { runProcess } from '../src/run/process.js';
 import { assertPdfHeader } from './_pdf.js';
 import { EDGE_POSITIONS } from './_pdf-stamp-image.js';
-import { scriptAnswer, scriptRefusal } from './_script-answer.js';
+import { probeScriptPython, scriptAnswer, scriptRefusal } from './_script-answer.js';
 
 /**
  * A PDF signed with the key and certificate of a PKCS#12 file (`.p12`, `.pfx`): a PAdES B-B
@@ -82,26 +82,13 @@ const edges: ConversionEdge[] = [
   },
 ];
 
-/** The system's Python first: the modules are Debian's, which another python3 on PATH lacks. */
-const PYTHONS = ['/usr/bin/python3', 'python3'];
-const PROBE =
-  'import pikepdf, cryptography, asn1crypto; print("pikepdf", pikepdf.__version__, "cryptography", cryptography.__version__)';
 const script = () => convertersDir('pdf-sign', 'sign_pdf.py');
-
-async function probe(): Promise<EngineProbe> {
-  for (const name of PYTHONS) {
-    const path = findBinary([name]);
-    if (!path) continue;
-    const r = await binaryOutput(path, ['-c', PROBE]);
-    const version = /pikepdf (\S+)/.exec(r.all)?.[1];
-    if (r.exitCode === 0 && version) return { ok: true, path, version };
-  }
-  return {
-    ok: false,
-    detail:
-      'no Python that can import pikepdf, cryptography and asn1crypto (install python3-pikepdf python3-asn1crypto)',
-  };
-}
+const probe = () =>
+  probeScriptPython(
+    'import pikepdf, cryptography, asn1crypto; print("pikepdf", pikepdf.__version__)',
+    /pikepdf (\S+)/,
+    'no Python that can import pikepdf, cryptography and asn1crypto (install python3-pikepdf python3-asn1crypto)',
+  );
 
 interface Signed {
   signer: string;
