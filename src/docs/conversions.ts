@@ -181,7 +181,8 @@ function ruleSection(): string[] {
     '',
     'Step actions: `words` writes a document, text, data, spreadsheet, presentation or ebook format;',
     '`image`, `audio` and `video` write that family; `ocr` reads text from a picture; `speak` and',
-    '`transcribe` are speech synthesis and speech recognition.',
+    '`transcribe` are speech synthesis and speech recognition; `extract` takes the pictures out of a',
+    "PDF as they are stored; `inspect` writes a report of the file (a PDF's pages, metadata and signatures).",
     '',
   ];
 }

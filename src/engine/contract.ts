@@ -5,9 +5,10 @@ import type { ConversionOptions } from './options.js';
 
 /**
  * The family of a conversion edge: the source format's family, or one of the special families
- * (`pictures`: the pictures a document holds taken out of it, as they are stored).
+ * (`pictures`: the pictures a document holds taken out of it, as they are stored; `report`: what
+ * a file is and carries, as a report: a PDF's pages, metadata and checked signatures).
  */
-export type ConversionFamily = FormatFamily | 'ocr' | 'voice' | 'pictures';
+export type ConversionFamily = FormatFamily | 'ocr' | 'voice' | 'pictures' | 'report';
 
 /** One step an engine can do: `from` to `to`. */
 export interface ConversionEdge {

@@ -31,10 +31,20 @@ export type ContentKind =
   | 'transcript'
   | 'contents'
   | 'cues'
-  | 'pictures';
+  | 'pictures'
+  | 'report';
 
 /** What a step does to the content, from the engine family and the family of the format it writes. */
-export type StepAction = 'words' | 'image' | 'audio' | 'video' | 'ocr' | 'speak' | 'transcribe' | 'extract';
+export type StepAction =
+  | 'words'
+  | 'image'
+  | 'audio'
+  | 'video'
+  | 'ocr'
+  | 'speak'
+  | 'transcribe'
+  | 'extract'
+  | 'inspect';
 
 /** Which formats can hold a kind: whole format families, plus or minus single formats. */
 interface Holders {
@@ -93,6 +103,7 @@ export const KIND_RULES: readonly KindRule[] = [
       ocr: { becomes: 'recognised' },
       speak: { becomes: 'speech', firstStepOnly: true },
       extract: { becomes: 'pictures', firstStepOnly: true },
+      inspect: { becomes: 'report', firstStepOnly: true },
     },
     excludes:
       'Speech is made only from the plain text the user gave (txt to mp3): a Word file, a PDF or an ' +
@@ -244,6 +255,16 @@ export const KIND_RULES: readonly KindRule[] = [
       'Pictures are taken out of the PDF the user gave (pdf to zip), never of one made on the way: ' +
       'a Word file or a web page converted to PDF first has its pictures recompressed by then.',
   },
+  {
+    kind: 'report',
+    what: "what a file is and carries: a PDF's pages, metadata and checked signatures",
+    holders: { families: [], plus: ['json'] },
+    turns: {},
+    excludes:
+      'A report describes the file the user gave (pdf to json), never one made on the way: the ' +
+      'signatures of a Word file converted to PDF first would be none, and its metadata the ' +
+      "converter's. Nothing follows a report.",
+  },
 ];
 
 const RULES = new Map(KIND_RULES.map((r) => [r.kind, r]));
@@ -277,6 +298,7 @@ export function stepAction(edge: ConversionEdge): StepAction {
   const target = getFormat(edge.to)?.family;
   if (edge.family === 'ocr') return 'ocr';
   if (edge.family === 'pictures') return 'extract';
+  if (edge.family === 'report') return 'inspect';
   if (edge.family === 'voice') return target === 'audio' ? 'speak' : 'transcribe';
   if (target === 'image' || target === 'audio' || target === 'video') return target;
   return 'words';

@@ -58,3 +58,69 @@ export const signingCases: HostileCase[] = [
     timeoutMs: 30_000,
   },
 ];
+
+/**
+ * A PDF with one signature field whose value is `signature` (a dictionary's body), after which
+ * `patch` may rewrite the file's bytes (to aim byte ranges at offsets only known once it is built).
+ */
+function signedShape(signature: string, patch: (pdf: Buffer) => Buffer = (pdf) => pdf): Buffer {
+  return patch(
+    numberedPdf([
+      '<< /Type /Catalog /Pages 2 0 R /AcroForm << /Fields [4 0 R] /SigFlags 3 >> >>',
+      '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
+      '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 200 200] /Annots [4 0 R] >>',
+      '<< /FT /Sig /T (Signature1) /Type /Annot /Subtype /Widget /Rect [0 0 0 0] /P 3 0 R /V 5 0 R >>',
+      `<< /Type /Sig /Filter /Adobe.PPKLite /SubFilter /ETSI.CAdES.detached ${signature} >>`,
+    ]),
+  );
+}
+
+/** Byte ranges written over the placeholder `[0 RANGE_B RANGE_C RANGE_D]` around the /Contents string. */
+function aimRanges(pdf: Buffer): Buffer {
+  const text = pdf.toString('latin1');
+  const open = text.indexOf('/Contents <') + '/Contents '.length;
+  const close = text.indexOf('>', open) + 1;
+  const ranges = `[0 ${open} ${close} ${pdf.length - close}]`.padEnd('[0 RANGE_B RANGE_C RANGE_D]'.length);
+  return Buffer.from(text.replace('[0 RANGE_B RANGE_C RANGE_D]', ranges), 'latin1');
+}
+
+const reportCase = (name: string, attack: string, make: () => Buffer): HostileCase => ({
+  name: `pdf-info: ${name}`,
+  attack,
+  from: 'pdf',
+  to: 'json',
+  engine: 'pdf-info',
+  make,
+  // A broken signature is a finding of the report, not a failure: the report says why it is not valid.
+  allowed: { output: true, codes: ['MALFORMED_DOCUMENT', 'CONVERT_FAILED'] },
+  timeoutMs: 30_000,
+});
+
+/** The report's signature checks against signatures that are not what PAdES allows. */
+export const reportCases: HostileCase[] = [
+  reportCase('a signature field tree that loops', 'a signed field whose /Kids names itself', () =>
+    numberedPdf([
+      '<< /Type /Catalog /Pages 2 0 R /AcroForm << /Fields [4 0 R] >> >>',
+      '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
+      '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 200 200] >>',
+      '<< /FT /Sig /T (loop) /Kids [4 0 R] /V << /ByteRange [0 1 2 3] /Contents <00> >> >>',
+    ]),
+  ),
+  reportCase(
+    'byte ranges outside the file',
+    'a /ByteRange of huge and negative numbers, which a reader that slices the file by them must bound',
+    () => signedShape('/ByteRange [0 2147483647 -5 2147483647] /Contents <3080>'),
+  ),
+  reportCase(
+    'a CMS nested a hundred thousand deep',
+    'byte ranges that fit, around a /Contents of 100,000 nested indefinite-length SEQUENCEs: a recursive DER parser overflows its stack',
+    () =>
+      signedShape(`/ByteRange [0 RANGE_B RANGE_C RANGE_D] /Contents <${'3080'.repeat(100_000)}>`, aimRanges),
+  ),
+  reportCase('a CMS of random bytes', 'byte ranges that fit, around 8 KB of bytes that are not DER', () =>
+    signedShape(
+      `/ByteRange [0 RANGE_B RANGE_C RANGE_D] /Contents <${Buffer.from(Array.from({ length: 8192 }, (_, i) => (i * 131 + 7) % 256)).toString('hex')}>`,
+      aimRanges,
+    ),
+  ),
+];

@@ -13,7 +13,7 @@ import { HOSTILE_OUTPUT_LIMIT, inflationCases } from './cases-inflation.js';
 import { mediaCases } from './cases-media.js';
 import { officeCases } from './cases-office.js';
 import { pageCases } from './cases-pages.js';
-import { signingCases } from './cases-signing.js';
+import { reportCases, signingCases } from './cases-signing.js';
 import { webCases } from './cases-web.js';
 import {
   armCanaryFiles,
@@ -39,6 +39,7 @@ const cases = [
   ...documentCases,
   ...pageCases,
   ...signingCases,
+  ...reportCases,
   ...dataCases,
   ...inflationCases,
   ...webCases,

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { convert } from '../../src/index.js';
 import { createLogger } from '../../src/server/observability/logging.js';
 import { textPdf } from '../converters/_image-samples.js';
+import { pdfsig } from '../helpers/pdfsig.js';
 import { makePkcs12 } from '../helpers/pkcs12.js';
 import {
   downloadArtifact,
@@ -41,11 +42,6 @@ let source: string;
 let p12: string;
 /** The certificate's password: it must never be kept or said anywhere. */
 const marker = `marker-${randomUUID()}`;
-
-function pdfsig(pdf: string): string {
-  // pdfsig exits 1 for a signature it cannot trust (a self-signed certificate); its report is what counts.
-  return spawnSync('pdfsig', [pdf], { encoding: 'utf8' }).stdout;
-}
 
 /** OpenSSL's own check: the CMS in /Contents verifies over the bytes its /ByteRange names. */
 function opensslVerifies(pdf: string): { ok: boolean; attributes: string } {
