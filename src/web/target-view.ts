@@ -6,6 +6,7 @@ import { type OptionForm, optionForm } from './option-fields.js';
 const FAMILY_LABELS: Record<string, string> = {
   ocr: 'Text recognition (OCR)',
   voice: 'Speech',
+  report: "Report: the file's pages, metadata and signatures, checked",
 };
 
 export interface TargetViewHooks {

@@ -2,6 +2,7 @@
 // test file per setup: the page must behave the same on SQLite + disk and on PostgreSQL + S3 (what
 // never reaches the stores runs on the first only: storeBlind).
 import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,11 +10,15 @@ import type { FileChooser, Request } from 'playwright-core';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { detect } from '../../src/detect/index.js';
+import { cacheDir } from '../corpus/fetch.js';
 import { reportPdf } from '../helpers/layout-pdf.js';
 import { SETUP_TITLES, type SetupName, setupMissing } from '../support/setups.js';
 import { DESKTOP, downloadHref, PHONE, SCREENSHOT_DIR, scanPdf } from './browser.js';
 import { type RunningServer, startServer } from './server.js';
 import { webSuite } from './suite-kit.js';
+
+/** A PDF signed by others (qpdf's tests, in the real-world corpus: `npm run corpus`). */
+const SIGNED_PDF = join(cacheDir(), 'files/upstream/qpdf/qpdf-11.3.0/qpdf/qtest/qpdf/digitally-signed.pdf');
 
 export function webPageSuite(setupName: SetupName): void {
   const missing = setupMissing(setupName);
@@ -246,6 +251,36 @@ export function webPageSuite(setupName: SetupName): void {
           await rm(dir, { recursive: true, force: true });
         }
       });
+
+      itStoreBlind.skipIf(!existsSync(SIGNED_PDF))(
+        "reports a PDF's signatures as a target of its own, with the signer and the check",
+        async () => {
+          const page = await openPage();
+          await page.setInputFiles('#file-input', {
+            name: 'contract.pdf',
+            mimeType: 'application/pdf',
+            buffer: await readFile(SIGNED_PDF),
+          });
+          await page.locator('#source-format').waitFor();
+          const report = page.locator('input[name="conversion"][value="pdf-json"]');
+          if (!(await report.isVisible())) await page.click('#more-targets summary');
+          expect(await page.getAttribute('label.target:has(input[value="pdf-json"])', 'title')).toMatch(
+            /signatures/,
+          );
+          await report.check();
+          await page.click('#convert-button');
+          const link = page.locator('[data-artifact] a').first();
+          await link.waitFor({ timeout: 90_000 });
+          const download = await downloadHref((await link.getAttribute('href'))!);
+          const { signatures } = JSON.parse(download.body.toString('utf8')) as {
+            signatures: { signer: string; valid: boolean; covers_whole_file: boolean }[];
+          };
+          expect(signatures).toEqual([
+            expect.objectContaining({ signer: 'John Doe', valid: true, covers_whole_file: true }),
+          ]);
+          await finish(page);
+        },
+      );
 
       it('keeps an API key in the browser only and sends it as a Bearer token (dark theme)', async () => {
         const page = await openPage(DESKTOP, 'dark');
