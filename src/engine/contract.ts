@@ -8,7 +8,8 @@ import type { ConversionOptions } from './options.js';
  * (`pictures`: the pictures a document holds taken out of it, as they are stored; `report`: what
  * a file is and carries, as a report: a PDF's pages, metadata and checked signatures).
  */
-export type ConversionFamily = FormatFamily | 'ocr' | 'voice' | 'pictures' | 'report';
+export const SPECIAL_FAMILIES = ['ocr', 'voice', 'pictures', 'report'] as const;
+export type ConversionFamily = FormatFamily | (typeof SPECIAL_FAMILIES)[number];
 
 /** One step an engine can do: `from` to `to`. */
 export interface ConversionEdge {

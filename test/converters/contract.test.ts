@@ -2,14 +2,14 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { renderConversionsDoc } from '../../src/docs/conversions.js';
-import { edgeOptionNames } from '../../src/engine/contract.js';
+import { edgeOptionNames, SPECIAL_FAMILIES } from '../../src/engine/contract.js';
 import { packageRoot } from '../../src/engine/package-files.js';
 import { type EngineStatus, loadConverters, probeEngines } from '../../src/engine/registry.js';
 import { FAMILIES, getFormat } from '../../src/formats/index.js';
 import { buildCatalog } from '../../src/plan/graph.js';
 
 const converters = await loadConverters();
-const CONVERSION_FAMILIES = new Set<string>([...FAMILIES, 'ocr', 'voice', 'pictures']);
+const CONVERSION_FAMILIES = new Set<string>([...FAMILIES, ...SPECIAL_FAMILIES]);
 
 /** Catalog families the finished product covers with every engine installed. */
 const PRODUCT_FAMILIES = [
