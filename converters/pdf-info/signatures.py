@@ -83,7 +83,7 @@ def check(name, sig, data, roots):
     except ValueError:
         return {**entry, "problem": "the signature's /Contents is not a hexadecimal string"}
     signed = data[a : a + b] + data[c : c + d]
-    return {**entry, **verify_cms(contents, signed, subfilter, roots)}
+    return {**entry, **verify_cms(contents, signed, subfilter, roots, entry["signed_at"])}
 
 
 def byte_ranges(value, size):
@@ -96,15 +96,15 @@ def byte_ranges(value, size):
     return (a, b), (c, d)
 
 
-def verify_cms(contents, signed, subfilter, roots):
+def verify_cms(contents, signed, subfilter, roots, signed_at):
     # asn1crypto parses lazily: a malformed part may raise wherever it is first read.
     try:
-        return read_cms(contents, signed, subfilter, roots)
+        return read_cms(contents, signed, subfilter, roots, signed_at)
     except (ValueError, TypeError, KeyError, IndexError, AttributeError, RecursionError) as e:
         return {"problem": f"the signature's CMS cannot be read ({type(e).__name__})"}
 
 
-def read_cms(contents, signed, subfilter, roots):
+def read_cms(contents, signed, subfilter, roots, signed_at):
     try:
         info = cms.ContentInfo.load(contents)
         if info["content_type"].native != "signed_data":
@@ -122,7 +122,7 @@ def read_cms(contents, signed, subfilter, roots):
     cert = signer_certificate(signer["sid"], certificates)
     if cert is None:
         return {**result, "problem": "the CMS does not hold the signer's certificate"}
-    result["certificate"] = describe_certificate(cert, certificates, roots)
+    result["certificate"] = describe_certificate(cert, certificates, roots, signed_at or signing_time(signer))
     result["signer"] = common_name(cert.subject) or cert.subject.human_friendly
     claimed = claimed_digest(sd, signer, signed, subfilter, digest)
     if isinstance(claimed, str):
@@ -216,7 +216,7 @@ def check_signature_value(signer, cert, digest_name, signed):
     return None
 
 
-def describe_certificate(cert, certificates, roots):
+def describe_certificate(cert, certificates, roots, signed_at):
     now = datetime.datetime.now(datetime.timezone.utc)
     validity = cert["tbs_certificate"]["validity"]
     not_before, not_after = validity["not_before"].native, validity["not_after"].native
@@ -229,6 +229,9 @@ def describe_certificate(cert, certificates, roots):
         "not_before": iso(not_before),
         "not_after": iso(not_after),
         "expired": now > not_after,
+        # An expired certificate does not void what it signed while it was valid; the time is the
+        # signer's own claim (no time stamp authority vouches for it in PAdES B-B).
+        "valid_when_signed": iso(not_before) <= signed_at <= iso(not_after) if signed_at else None,
         "self_signed": cert.self_signed != "no",
         "chain": [common_name(c.subject) or c.subject.human_friendly for c in chain],
         "trusted": any(issued_by(top, root) for root in roots if root.subject == top.issuer),

@@ -46,7 +46,13 @@ interface Signature {
   bytes_after_signature?: number;
   type: string;
   reason: string | null;
-  certificate?: { chain: string[]; expired: boolean; self_signed: boolean; trusted: boolean };
+  certificate?: {
+    chain: string[];
+    expired: boolean;
+    valid_when_signed: boolean | null;
+    self_signed: boolean;
+    trusted: boolean;
+  };
 }
 interface Report {
   pages: number;
@@ -141,6 +147,8 @@ describe.skipIf(!hasEngine)(
           // Both certificates ran out after signing (pdfsig: "Certificate has Expired").
           expect(poppler).toContain('Certificate has Expired');
           expect(s.certificate?.expired).toBe(true);
+          // ...but not before they signed: pdfsig's "Signature is Valid" above says the same.
+          expect(s.certificate?.valid_when_signed).toBe(true);
           expect(s.certificate?.chain).toEqual(
             expect.arrayContaining(opensslChain(pdf).filter((cn) => s.certificate!.chain.includes(cn))),
           );
