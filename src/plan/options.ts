@@ -57,6 +57,9 @@ function withOperationFirst(
 ): Plan {
   const missing = Object.keys(options).filter((n) => !plan.options.includes(n));
   if (missing.length === 0 || plan.from === plan.to) return plan;
+  // A report describes the file as given: a watermark or a rotation first would describe another
+  // file (and break its signatures); what it needs to open the file (a password) it takes itself.
+  if (plan.steps[0]?.edge.family === 'report') return plan;
   // A step that writes several files can only end a conversion.
   if (missing.some((n) => specs.get(n)?.splits)) return plan;
   const operation = planConversion(plan.from, plan.from, engines, options);

@@ -230,6 +230,12 @@ describe.skipIf(!hasEngine)(
       expect(broken.problem).toMatch(/signed bytes have changed/);
     });
 
+    it('describes the file as given: an operation that would change it first is refused', async () => {
+      await expect(
+        convert(signed, { to: 'json', output: join(dir, 'never.json'), options: { watermark: 'DRAFT' } }),
+      ).rejects.toMatchObject({ code: 'INVALID_REQUEST', message: expect.stringMatching(/watermark/) });
+    });
+
     it('reports an unsigned, encrypted PDF from the CLI with its password, and refuses it without', async () => {
       const plain = await textPdf(dir, ['Memo'], 'memo.pdf');
       const locked = join(dir, 'locked.pdf');
