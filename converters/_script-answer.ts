@@ -14,7 +14,8 @@ export const scriptAnswer = <T>(output: string): T => JSON.parse(/^\{.*\}$/m.exe
 export function scriptRefusal(e: unknown, fallback: string): unknown {
   if (!(e instanceof EngineProcessError) || e.exitCode !== 3) return e;
   const { code, error } = scriptAnswer<{ error?: string; code?: string }>(e.output);
-  if (code === 'ENCRYPTED_DOCUMENT') return new FileconvError('ENCRYPTED_DOCUMENT', undefined, { cause: e });
+  if (code === 'ENCRYPTED_DOCUMENT' || code === 'MALFORMED_DOCUMENT')
+    return new FileconvError(code, undefined, { cause: e });
   return new FileconvError('INVALID_REQUEST', error ?? fallback, { cause: e });
 }
 

@@ -114,27 +114,24 @@ def form_fields(pdf):
     return len(fields) if isinstance(fields, Array) else 0
 
 
+def attachments(pdf):
+    """The embedded files' names; a name tree qpdf cannot walk holds none that a reader shows."""
+    try:
+        return sorted(str(name) for name in pdf.attachments.keys())
+    except (pikepdf.PdfError, ValueError, TypeError):
+        return []
+
+
 def main():
     job = json.load(sys.stdin)
     try:
         pdf = pikepdf.open(job["input"], password=job.get("password") or "")
+        report = describe(pdf, job)
     except pikepdf.PasswordError:
         refuse("ENCRYPTED_DOCUMENT", "the PDF is encrypted")
-    with open(job["input"], "rb") as f:
-        data = f.read()
-    mark = pdf.Root.get("/MarkInfo")
-    report = {
-        "pdf_version": pdf.pdf_version,
-        "pages": len(pdf.pages),
-        "page_sizes": page_sizes(pdf),
-        "info": info(pdf),
-        "pdfa": pdfa_claim(pdf),
-        "encryption": encryption(pdf),
-        "tagged": isinstance(mark, Dictionary) and bool(mark.get("/Marked", False)),
-        "form_fields": form_fields(pdf),
-        "attachments": sorted(str(name) for name in pdf.attachments.keys()),
-        "signatures": check_all(pdf, data, load_roots(job.get("roots"))),
-    }
+    except pikepdf.PdfError as e:
+        # A page tree that loops, objects qpdf cannot recover: the runner tries its repairs.
+        refuse("MALFORMED_DOCUMENT", f"the PDF cannot be read: {e}")
     with open(job["output"], "w", encoding="utf-8") as f:
         json.dump(report, f, ensure_ascii=False, indent=2)
     sigs = report["signatures"]
@@ -149,6 +146,24 @@ def main():
             }
         )
     )
+
+
+def describe(pdf, job):
+    with open(job["input"], "rb") as f:
+        data = f.read()
+    mark = pdf.Root.get("/MarkInfo")
+    return {
+        "pdf_version": pdf.pdf_version,
+        "pages": len(pdf.pages),
+        "page_sizes": page_sizes(pdf),
+        "info": info(pdf),
+        "pdfa": pdfa_claim(pdf),
+        "encryption": encryption(pdf),
+        "tagged": isinstance(mark, Dictionary) and bool(mark.get("/Marked", False)),
+        "form_fields": form_fields(pdf),
+        "attachments": attachments(pdf),
+        "signatures": check_all(pdf, data, load_roots(job.get("roots"))),
+    }
 
 
 if __name__ == "__main__":

@@ -106,6 +106,13 @@ export const reportCases: HostileCase[] = [
       '<< /FT /Sig /T (loop) /Kids [4 0 R] /V << /ByteRange [0 1 2 3] /Contents <00> >> >>',
     ]),
   ),
+  reportCase('a page tree that loops', 'a /Pages node whose /Kids names itself, counted for the report', () =>
+    numberedPdf([
+      '<< /Type /Catalog /Pages 2 0 R >>',
+      '<< /Type /Pages /Kids [3 0 R 2 0 R] /Count 2 >>',
+      '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 72 72] /Rotate 7 >>',
+    ]),
+  ),
   reportCase(
     'byte ranges outside the file',
     'a /ByteRange of huge and negative numbers, which a reader that slices the file by them must bound',
