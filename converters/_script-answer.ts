@@ -1,6 +1,7 @@
-import type { EngineProbe } from '../src/engine/contract.js';
+import { dirname } from 'node:path';
+import type { EngineProbe, StepContext } from '../src/engine/contract.js';
 import { FileconvError } from '../src/errors/index.js';
-import { binaryOutput, EngineProcessError, findBinary } from '../src/run/process.js';
+import { binaryOutput, EngineProcessError, findBinary, runProcess } from '../src/run/process.js';
 
 /*
  * The Python scripts shipped with the converters (MuPDF's page tools, the signature) answer with
@@ -39,4 +40,34 @@ export async function probeScriptPython(
     if (r.exitCode === 0 && found) return { ok: true, path, version: found };
   }
   return { ok: false, detail: missing };
+}
+
+/** The Python of the signature scripts (signing, and the report's checks): pikepdf, cryptography, asn1crypto. */
+export const probeSignaturePython = () =>
+  probeScriptPython(
+    'import pikepdf, cryptography, asn1crypto; print("pikepdf", pikepdf.__version__)',
+    /pikepdf (\S+)/,
+    'no Python that can import pikepdf, cryptography and asn1crypto (install python3-pikepdf python3-asn1crypto)',
+  );
+
+/**
+ * Runs one of the scripts with `probe`'s Python, confined, its job (passwords and keys among it)
+ * on standard input, and returns its answer; a refusal becomes the error it stands for.
+ */
+export async function runScript<T>(
+  probe: () => Promise<EngineProbe>,
+  script: string,
+  job: unknown,
+  ctx: StepContext,
+  fallback: string,
+): Promise<T> {
+  const python = await probe();
+  if (!python.ok || !python.path) throw new FileconvError('CONVERT_FAILED', python.detail);
+  const { stdout } = await runProcess(python.path, [script], ctx, {
+    readable: [dirname(script)],
+    input: JSON.stringify(job),
+  }).catch((e: unknown) => {
+    throw scriptRefusal(e, fallback);
+  });
+  return scriptAnswer<T>(stdout);
 }

@@ -4,10 +4,8 @@ import { type ConversionEdge, defineConverter } from '../src/engine/contract.js'
 import { optionsFor } from '../src/engine/options.js';
 import { convertersDir } from '../src/engine/package-files.js';
 import { password } from '../src/engine/shared-options.js';
-import { FileconvError } from '../src/errors/index.js';
-import { runProcess } from '../src/run/process.js';
 import { assertPdfHeader } from './_pdf.js';
-import { probeScriptPython, scriptAnswer, scriptRefusal } from './_script-answer.js';
+import { probeSignaturePython, runScript } from './_script-answer.js';
 
 /**
  * A PDF's report, as JSON: version, pages and their sizes, document information, the PDF/A part
@@ -28,13 +26,6 @@ const OPTIONS = { password };
 const edges: ConversionEdge[] = [{ from: 'pdf', to: 'json', family: 'report', lossy: true, cost: 5 }];
 
 const folder = () => convertersDir('pdf-info');
-const probe = () =>
-  probeScriptPython(
-    'import pikepdf, cryptography, asn1crypto; print("pikepdf", pikepdf.__version__)',
-    /pikepdf (\S+)/,
-    'no Python that can import pikepdf, cryptography and asn1crypto (install python3-pikepdf python3-asn1crypto)',
-  );
-
 interface Summary {
   pages: number;
   signatures: {
@@ -63,23 +54,21 @@ export default defineConverter({
   options: OPTIONS,
   concurrency: 2,
   timeoutMs: 120_000,
-  probe,
+  probe: probeSignaturePython,
   async run({ input, outDir, options }, ctx) {
     const o = optionsFor(OPTIONS, options);
-    const python = await probe();
-    if (!python.ok || !python.path) throw new FileconvError('CONVERT_FAILED', python.detail);
     await assertPdfHeader(input);
     const output = join(outDir, 'output.json');
-    const script = join(folder(), 'pdf_info.py');
     const roots = existsSync(SYSTEM_ROOTS) ? SYSTEM_ROOTS : null;
     const job = { input, output, password: o.password, roots };
-    const { stdout } = await runProcess(python.path, [script], ctx, {
-      readable: [folder()],
-      input: JSON.stringify(job),
-    }).catch((e: unknown) => {
-      throw scriptRefusal(e, 'The PDF could not be read.');
-    });
-    const { pages, signatures } = scriptAnswer<Summary>(stdout);
+    const script = join(folder(), 'pdf_info.py');
+    const { pages, signatures } = await runScript<Summary>(
+      probeSignaturePython,
+      script,
+      job,
+      ctx,
+      'The PDF could not be read.',
+    );
     ctx.log(
       `${pages} page(s), ${signatures.length === 0 ? 'no signature' : `${signatures.length} signature(s)`}`,
     );

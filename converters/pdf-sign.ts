@@ -6,10 +6,9 @@ import { optionsFor } from '../src/engine/options.js';
 import { convertersDir } from '../src/engine/package-files.js';
 import { PASSWORD, password } from '../src/engine/shared-options.js';
 import { FileconvError } from '../src/errors/index.js';
-import { runProcess } from '../src/run/process.js';
 import { assertPdfHeader } from './_pdf.js';
 import { EDGE_POSITIONS } from './_pdf-stamp-image.js';
-import { probeScriptPython, scriptAnswer, scriptRefusal } from './_script-answer.js';
+import { probeSignaturePython, runScript } from './_script-answer.js';
 
 /**
  * A PDF signed with the key and certificate of a PKCS#12 file (`.p12`, `.pfx`): a PAdES B-B
@@ -83,13 +82,6 @@ const edges: ConversionEdge[] = [
 ];
 
 const script = () => convertersDir('pdf-sign', 'sign_pdf.py');
-const probe = () =>
-  probeScriptPython(
-    'import pikepdf, cryptography, asn1crypto; print("pikepdf", pikepdf.__version__)',
-    /pikepdf (\S+)/,
-    'no Python that can import pikepdf, cryptography and asn1crypto (install python3-pikepdf python3-asn1crypto)',
-  );
-
 interface Signed {
   signer: string;
   pages: number;
@@ -107,13 +99,11 @@ export default defineConverter({
   options: OPTIONS,
   concurrency: 2,
   timeoutMs: 120_000,
-  probe,
+  probe: probeSignaturePython,
   async run({ input, outDir, options }, ctx) {
     const o = optionsFor(OPTIONS, options);
     if (o.sign_certificate === undefined)
       throw new FileconvError('INVALID_REQUEST', 'option sign_certificate is required to sign');
-    const python = await probe();
-    if (!python.ok || !python.path) throw new FileconvError('CONVERT_FAILED', python.detail);
     await assertPdfHeader(input);
     const output = join(outDir, 'output.pdf');
     const job = {
@@ -127,13 +117,13 @@ export default defineConverter({
       page: o.sign_page,
       position: o.sign_position,
     };
-    const { stdout } = await runProcess(python.path, [script()], ctx, {
-      readable: [script()],
-      input: JSON.stringify(job),
-    }).catch((e: unknown) => {
-      throw scriptRefusal(e, 'The signature could not be made.');
-    });
-    const done = scriptAnswer<Signed>(stdout);
+    const done = await runScript<Signed>(
+      probeSignaturePython,
+      script(),
+      job,
+      ctx,
+      'The signature could not be made.',
+    );
     ctx.log(
       `signed by ${done.signer} (PAdES B-B), ${done.visible_on ? `shown on page ${done.visible_on}` : 'invisible'}; certificate valid until ${done.certificate_valid_until}${done.certificate_expired ? ' (expired: readers will say so)' : ''}`,
     );
