@@ -17,7 +17,7 @@ from asn1crypto import cms, core, pem, tsp
 from cryptography import x509
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import hashes
-from cryptography.hazmat.primitives.asymmetric import ec, padding, rsa
+from cryptography.hazmat.primitives.asymmetric import ec, padding, rsa, utils
 from pikepdf import Array, Dictionary, Name
 
 # More than any real document holds (each is a CMS of a few KB to check).
@@ -82,8 +82,24 @@ def check(name, sig, data, roots):
         contents = bytes.fromhex(data[a + b + 1 : c - 1].decode("ascii"))
     except ValueError:
         return {**entry, "problem": "the signature's /Contents is not a hexadecimal string"}
-    signed = data[a : a + b] + data[c : c + d]
+    signed = SignedRanges(data, (a, b), (c, d))
     return {**entry, **verify_cms(contents, signed, subfilter, roots, entry["signed_at"])}
+
+
+class SignedRanges:
+    """The two byte ranges a signature covers, hashed where they lie (the file is mapped, not copied)."""
+
+    def __init__(self, data, first, second):
+        self.parts = [memoryview(data)[start : start + length] for start, length in (first, second)]
+        self.digests = {}
+
+    def digest(self, name):
+        if name not in self.digests:
+            h = hashlib.new(name)
+            for part in self.parts:
+                h.update(part)
+            self.digests[name] = h.digest()
+        return self.digests[name]
 
 
 def byte_ranges(value, size):
@@ -117,7 +133,7 @@ def read_cms(contents, signed, subfilter, roots, signed_at):
         return {"problem": f"the signature's CMS cannot be read ({type(e).__name__})"}
     if digest_name not in HASHES:
         return {"problem": f"the digest algorithm {digest_name} is not one checked here"}
-    digest = hashlib.new(digest_name, signed).digest()
+    digest = signed.digest(digest_name)
     result = {"digest_algorithm": digest_name}
     cert = signer_certificate(signer["sid"], certificates)
     if cert is None:
@@ -164,12 +180,12 @@ def claimed_digest(sd, signer, signed, subfilter, digest):
         algorithm = imprint["hash_algorithm"]["algorithm"].native
         if algorithm not in HASHES:
             return f"the time stamp's digest algorithm {algorithm} is not one checked here"
-        return imprint["hashed_message"].native, hashlib.new(algorithm, signed).digest()
+        return imprint["hashed_message"].native, signed.digest(algorithm)
     expected = digest
     if subfilter == "adbe.pkcs7.sha1":
         # The CMS signs a SHA-1 of the ranges carried as its content.
         expected = content.native if content.native is not None else b""
-        if hashlib.sha1(signed).digest() != expected:
+        if signed.digest("sha1") != expected:
             return "the signed bytes have changed: their digest is not the one the signature holds"
     if not present(attrs):
         return expected, expected
@@ -189,24 +205,29 @@ def signing_time(signer):
 
 def check_signature_value(signer, cert, digest_name, signed):
     attrs = signer["signed_attrs"]
-    if present(attrs):
-        # The signature is over the attributes' DER as a SET OF, not under their [0] tag.
-        message = b"\x31" + attrs.dump()[1:]
-    else:
-        message = signed
+    # The signature is over the attributes' DER as a SET OF, not under their [0] tag; without
+    # attributes, over the ranges themselves, given to the key as their digest.
+    message = b"\x31" + attrs.dump()[1:] if present(attrs) else None
+
+    def over(algorithm):
+        return (message, algorithm) if message is not None else (signed.digest(algorithm.name), utils.Prehashed(algorithm))
+
     try:
         key = x509.load_der_x509_certificate(cert.dump()).public_key()
         algorithm = signer["signature_algorithm"].signature_algo
         chosen = HASHES[digest_name]()
         value = signer["signature"].native
         if isinstance(key, rsa.RSAPublicKey) and algorithm == "rsassa_pkcs1v15":
-            key.verify(value, message, padding.PKCS1v15(), chosen)
+            data, algorithm = over(chosen)
+            key.verify(value, data, padding.PKCS1v15(), algorithm)
         elif isinstance(key, rsa.RSAPublicKey) and algorithm == "rsassa_pss":
             params = signer["signature_algorithm"]["parameters"]
             pss_hash = HASHES.get(params["hash_algorithm"]["algorithm"].native, hashes.SHA256)()
-            key.verify(value, message, padding.PSS(padding.MGF1(pss_hash), params["salt_length"].native), pss_hash)
+            data, algorithm = over(pss_hash)
+            key.verify(value, data, padding.PSS(padding.MGF1(pss_hash), params["salt_length"].native), algorithm)
         elif isinstance(key, ec.EllipticCurvePublicKey) and algorithm == "ecdsa":
-            key.verify(value, message, ec.ECDSA(chosen))
+            data, algorithm = over(chosen)
+            key.verify(value, data, ec.ECDSA(algorithm))
         else:
             return f"a {algorithm} signature is not one checked here"
     except InvalidSignature:
